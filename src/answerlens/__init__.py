@@ -1,0 +1,55 @@
+"""answerlens: decide, and show, whether retrieved evidence establishes what a question asks.
+
+The public API mirrors PRME's answerability evaluator and adds loading, rendering, replay and verification.
+"""
+
+from answerlens.abstention import should_abstain
+from answerlens.assessment import (
+    AnswerabilityAssessment,
+    AnswerabilityRequirement,
+    ProviderMetadata,
+    derive_assessment,
+)
+from answerlens.audit import VerificationReport, verify_assessment
+from answerlens.bundle import ContextFormat, MemoryBundle, load_bundle
+from answerlens.citations import CitationDecision, Decision, DiscardReason, Span
+from answerlens.config import AnswerabilityConfig
+from answerlens.errors import AnswerabilityError, AnswerlensError, BundleError, DatasetError, TrialError
+from answerlens.evaluator import AnswerabilityEvaluator, assess_answerability
+from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, SYSTEM_PROMPT
+from answerlens.render import render_bundle
+from answerlens.verdict import AnswerabilityAction, AnswerabilityStatus, AnswerabilityVerdict
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PROMPT_SHA256",
+    "PROMPT_VERSION",
+    "SYSTEM_PROMPT",
+    "AnswerabilityAction",
+    "AnswerabilityAssessment",
+    "AnswerabilityConfig",
+    "AnswerabilityError",
+    "AnswerabilityEvaluator",
+    "AnswerabilityRequirement",
+    "AnswerabilityStatus",
+    "AnswerabilityVerdict",
+    "AnswerlensError",
+    "BundleError",
+    "CitationDecision",
+    "ContextFormat",
+    "DatasetError",
+    "Decision",
+    "DiscardReason",
+    "MemoryBundle",
+    "ProviderMetadata",
+    "Span",
+    "TrialError",
+    "VerificationReport",
+    "assess_answerability",
+    "derive_assessment",
+    "load_bundle",
+    "render_bundle",
+    "should_abstain",
+    "verify_assessment",
+]

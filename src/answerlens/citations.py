@@ -1,0 +1,229 @@
+"""Citation validation against the exact rendered context (pure, fail-closed), and where tokens sit in it.
+
+Follows PRME 0.15 rule for rule and error string for error string; additionally records one decision
+per cited token and the character spans the UI highlights.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from enum import Enum
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict
+
+from answerlens.bundle import ContextFormat, MemoryBundle
+from answerlens.prompts import RawRequirement
+from answerlens.verdict import AnswerabilityStatus
+
+
+class Decision(str, Enum):
+    ACCEPTED = "accepted"
+    DISCARDED = "discarded"
+
+
+class DiscardReason(str, Enum):
+    UNKNOWN_REFERENCE = "unknown_reference"
+    """The token is not a citable reference in this exact context."""
+    DUPLICATE_MEMORY = "duplicate_memory"
+    """The token resolves to a memory this requirement already cites."""
+    EMPTY = "empty"
+    """The token is empty once whitespace (and reader brackets) are stripped."""
+
+
+class Span(BaseModel):
+    """Half-open character range ``[start, end)`` in the rendered context (``render().strip()``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    start: int
+    end: int
+
+
+class CitationDecision(BaseModel):
+    """What happened to one cited token, and where it sits in the context."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    token: str
+    """As the model wrote it."""
+    normalized: str
+    """After stripping whitespace (and, in reader, one pair of brackets)."""
+    decision: Decision
+    reason: DiscardReason | None = None
+    memory_id: UUID | None = None
+    ref: str | None = None
+    error: str | None = None
+    """The citation error this token produced, if any (a silently skipped token has none)."""
+    span: Span | None = None
+    """Where the token is printed as a record's label in the context; None when it is not there."""
+    line: Span | None = None
+    """The whole record line holding that label."""
+
+
+@dataclass(frozen=True)
+class LabelSite:
+    token: Span
+    line: Span
+
+
+@dataclass(frozen=True)
+class RequirementCitations:
+    status: AnswerabilityStatus
+    refs: tuple[str, ...]
+    ids: tuple[UUID, ...]
+    decisions: tuple[CitationDecision, ...]
+    errors: tuple[str, ...]
+
+
+def valid_references(bundle: MemoryBundle, context: str) -> dict[str, UUID]:
+    """Citation tokens that occur in the exact context: refs as ``"ref"``/``[ref]``, or auditable UUIDs."""
+    if bundle.context_references:
+        return {
+            ref: memory_id
+            for ref, memory_id in bundle.context_references.items()
+            if f'"{ref}"' in context or f"[{ref}]" in context
+        }
+    if bundle.context_format != ContextFormat.AUDITABLE:
+        return {}
+    references: dict[str, UUID] = {}
+    for _, candidate in bundle.candidates():
+        token = str(candidate.node.id)
+        if f'"id":"{token}"' in context:
+            references[token] = candidate.node.id
+    return references
+
+
+_READER_LABEL = re.compile(r"- \[([^\[\]\n]+)\]")
+_COMPACT_LABEL = re.compile(r'\["((?:[^"\\\n]|\\.)*)"')
+_AUDITABLE_LABEL = re.compile(r'\{"id":"([^"\\\n]+)"')
+
+
+def label_sites(context: str, context_format: ContextFormat, *, cited_reader: bool) -> dict[str, LabelSite]:
+    """Each record line's label (reader ``[m3]``, compact ``"m3"``, auditable id) and where it is printed.
+
+    Found structurally from line starts, so a label-like string inside record text is never mistaken for
+    a label: record text is JSON-encoded and cannot start a line.
+    """
+    if context_format == ContextFormat.READER:
+        if not cited_reader:
+            return {}
+        pattern = _READER_LABEL
+    elif context_format == ContextFormat.COMPACT:
+        pattern = _COMPACT_LABEL
+    else:
+        pattern = _AUDITABLE_LABEL
+    sites: dict[str, LabelSite] = {}
+    offset = 0
+    for line in context.split("\n"):
+        match = pattern.match(line)
+        if match is not None:
+            token = match.group(1)
+            if pattern is _COMPACT_LABEL:
+                token = json.loads(f'"{token}"')
+            sites.setdefault(
+                token,
+                LabelSite(
+                    token=Span(start=offset + match.start(1), end=offset + match.end(1)),
+                    line=Span(start=offset, end=offset + len(line)),
+                ),
+            )
+        offset += len(line) + 1
+    return sites
+
+
+def normalize_token(token: str, *, bracketed: bool) -> str:
+    ref = token.strip()
+    if bracketed and ref.startswith("[") and ref.endswith("]"):
+        # Reader records print references as [m3].
+        ref = ref[1:-1].strip()
+    return ref
+
+
+def check_requirement(
+    index: int,
+    item: RawRequirement,
+    references: dict[str, UUID],
+    sites: dict[str, LabelSite],
+    *,
+    bracketed: bool,
+) -> RequirementCitations:
+    """Validate one requirement's citations, then downgrade a claim that lacks enough valid ones."""
+    refs: list[str] = []
+    ids: list[UUID] = []
+    seen: dict[str, CitationDecision] = {}
+    seen_ids: set[UUID] = set()
+    decisions: list[CitationDecision] = []
+    errors: list[str] = []
+    for token in item.evidence_refs:
+        ref = normalize_token(token, bracketed=bracketed)
+        site = sites.get(ref) if ref else None
+        if not ref:
+            decisions.append(_discard(token, ref, DiscardReason.EMPTY, site=None))
+            continue
+        earlier = seen.get(ref)
+        if earlier is not None:
+            # The same token again is skipped silently (no error), as upstream does.
+            reason = earlier.reason or DiscardReason.DUPLICATE_MEMORY
+            decisions.append(_discard(token, ref, reason, site=site, memory_id=earlier.memory_id))
+            continue
+        memory_id = references.get(ref)
+        if memory_id is None:
+            error = f"requirement[{index}] cited unknown context reference {ref!r}"
+            decision = _discard(token, ref, DiscardReason.UNKNOWN_REFERENCE, site=site, error=error)
+        elif memory_id in seen_ids:
+            error = f"requirement[{index}] cited memory {memory_id} more than once"
+            decision = _discard(
+                token, ref, DiscardReason.DUPLICATE_MEMORY, site=site, memory_id=memory_id, error=error
+            )
+        else:
+            error = None
+            decision = CitationDecision(
+                token=token,
+                normalized=ref,
+                decision=Decision.ACCEPTED,
+                memory_id=memory_id,
+                ref=ref,
+                span=site.token if site else None,
+                line=site.line if site else None,
+            )
+            refs.append(ref)
+            ids.append(memory_id)
+            seen_ids.add(memory_id)
+        if error is not None:
+            errors.append(error)
+        seen[ref] = decision
+        decisions.append(decision)
+
+    status = item.status
+    minimum = 2 if status == AnswerabilityStatus.CONFLICTING else 1
+    if status != AnswerabilityStatus.UNSUPPORTED and len(ids) < minimum:
+        errors.append(f"requirement[{index}] {status.value} without {minimum} valid citation(s)")
+        status = AnswerabilityStatus.UNSUPPORTED
+    return RequirementCitations(
+        status=status, refs=tuple(refs), ids=tuple(ids), decisions=tuple(decisions), errors=tuple(errors)
+    )
+
+
+def _discard(
+    token: str,
+    ref: str,
+    reason: DiscardReason,
+    *,
+    site: LabelSite | None,
+    memory_id: UUID | None = None,
+    error: str | None = None,
+) -> CitationDecision:
+    return CitationDecision(
+        token=token,
+        normalized=ref,
+        decision=Decision.DISCARDED,
+        reason=reason,
+        memory_id=memory_id,
+        ref=ref if memory_id is not None else None,
+        error=error,
+        span=site.token if site else None,
+        line=site.line if site else None,
+    )

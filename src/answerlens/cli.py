@@ -1,0 +1,229 @@
+"""The ``answerlens`` command line: assess, verify, render.
+
+Exit codes: 0 ok, 1 verification problems, 2 bad input, 3 provider failure. Errors are one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from pydantic import SecretStr, ValidationError
+
+from answerlens.assessment import AnswerabilityAssessment
+from answerlens.audit import verify_assessment
+from answerlens.bundle import ContextFormat, load_bundle, read_json_file
+from answerlens.config import AnswerabilityConfig
+from answerlens.errors import AnswerabilityError, AnswerlensError, describe_validation
+from answerlens.evaluator import AnswerabilityEvaluator
+from answerlens.explanation import report_lines
+from answerlens.render import render_bundle
+from answerlens.samples import Sample, is_sample
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_BAD_INPUT, EXIT_PROVIDER = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """Bad command-line input (exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"answerlens: {message} (see `{self.prog} --help`)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="answerlens", description="Grounded abstention: does the evidence establish the answer?")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    assess = commands.add_parser("assess", help="assess a question against a bundle")
+    assess.add_argument("bundle", help="bundle or sample JSON file")
+    assess.add_argument("-q", "--question", help="the question (default: the sample's question)")
+    assess.add_argument("--answer", help="a draft answer to check claim by claim")
+    assess.add_argument("--provider", choices=["ollama", "openai", "replay"], default="ollama")
+    assess.add_argument("--model", help="model name (default: qwen3.5:9b; replay: the sample's)")
+    assess.add_argument("--base-url", help="server base URL, e.g. http://127.0.0.1:11434/v1")
+    assess.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    assess.add_argument("--replay-file", type=Path, metavar="RAW.json", help="recorded raw reply to replay")
+    assess.add_argument("--timeout", type=float, help="seconds for the whole call (default 30)")
+    assess.add_argument("--temperature", type=float)
+    assess.add_argument("--seed", type=int)
+    assess.add_argument("--max-retries", type=int)
+    assess.add_argument("--prompt-version", help="prompt identity to record (replay of another tool's run)")
+    assess.add_argument("--prompt-sha256", help="prompt hash to record (with --prompt-version)")
+    assess.add_argument("--json", action="store_true", help="print the assessment JSON")
+    assess.set_defaults(handler=_assess)
+
+    verify = commands.add_parser("verify", help="verify an assessment or a trial result file")
+    verify.add_argument("file", type=Path)
+    verify.set_defaults(handler=_verify)
+
+    render = commands.add_parser("render", help="render a bundle's records in a context format")
+    render.add_argument("bundle")
+    render.add_argument("--format", choices=[f.value for f in ContextFormat], required=True)
+    render.add_argument("--citations", action="store_true", help="reader only: print [mN] references")
+    render.set_defaults(handler=_render)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except AnswerabilityError as exc:
+        return _fail(EXIT_PROVIDER, str(exc))
+    except (AnswerlensError, UsageError, ValueError, OSError) as exc:
+        return _fail(EXIT_BAD_INPUT, str(exc))
+    except KeyboardInterrupt:
+        return _fail(130, "interrupted")
+
+
+def _fail(code: int, message: str) -> int:
+    print(f"answerlens: {' '.join(message.split())}", file=sys.stderr)
+    return code
+
+
+def _read_source(path_text: str) -> tuple[Any, Sample | None]:
+    data = read_json_file(Path(path_text))
+    if is_sample(data):
+        try:
+            return data["bundle"], Sample.model_validate(data)
+        except ValidationError as exc:
+            raise UsageError(f"{path_text}: {describe_validation(exc)}") from None
+    return data, None
+
+
+def _assess(args: argparse.Namespace) -> int:
+    data, sample = _read_source(args.bundle)
+    bundle = load_bundle(data, name=args.bundle)
+    question = args.question or (sample.question if sample else None)
+    if not question:
+        raise UsageError("a question is needed: pass -q QUESTION")
+    answer = args.answer if args.answer is not None else (sample.answer if sample and not args.question else None)
+    recorded: str | dict[str, Any] | None = None
+    note = None
+    if args.provider == "replay":
+        if args.replay_file is not None:
+            recorded = _read_text(args.replay_file)
+            note = f"recorded reply from {args.replay_file}"
+        elif sample is not None and sample.recorded_reply is not None:
+            recorded, note = sample.recorded_reply, sample.recorded_note
+        else:
+            raise UsageError("--provider replay needs --replay-file RAW.json (or a sample with a recorded reply)")
+    config = _config(args, sample)
+    evaluator = AnswerabilityEvaluator(config, recorded_reply=recorded, recorded_note=note)
+    assessment = asyncio.run(_run(evaluator, question, bundle, answer))
+    if args.prompt_version or args.prompt_sha256:
+        from answerlens.assessment import derive_assessment
+
+        if assessment.raw_output is None:
+            raise UsageError("--prompt-version applies only when a reply was assessed")
+        assessment = derive_assessment(
+            question, bundle, assessment.raw_output, config=config, answer=answer,
+            prompt_version=args.prompt_version, prompt_sha256=args.prompt_sha256,
+            provider_metadata=assessment.provider_metadata,
+        )
+    _print_assessment(assessment, as_json=args.json)
+    return EXIT_OK
+
+
+async def _run(evaluator: AnswerabilityEvaluator, question: str, bundle: Any, answer: str | None) -> AnswerabilityAssessment:
+    async with evaluator:
+        return await evaluator.assess(question, bundle, answer=answer)
+
+
+def _config(args: argparse.Namespace, sample: Sample | None) -> AnswerabilityConfig:
+    values: dict[str, Any] = {"provider": args.provider}
+    model = args.model or (sample.recorded_model if args.provider == "replay" and sample else None)
+    if args.provider == "replay" and not model:
+        model = "recorded"
+    if model:
+        values["model"] = model
+    if args.base_url:
+        values["base_url"] = args.base_url
+    if args.api_key_env:
+        key = os.environ.get(args.api_key_env)
+        if not key:
+            raise UsageError(f"environment variable {args.api_key_env} is not set or empty")
+        values["api_key"] = SecretStr(key)
+    for name in ("timeout", "temperature", "seed", "max_retries"):
+        if getattr(args, name) is not None:
+            values[name] = getattr(args, name)
+    try:
+        return AnswerabilityConfig(**values)
+    except ValidationError as exc:
+        raise UsageError(f"invalid configuration: {describe_validation(exc, '')}") from None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text") from None
+
+
+def _print_assessment(assessment: AnswerabilityAssessment, *, as_json: bool) -> None:
+    if as_json:
+        print(assessment.model_dump_json(indent=2))
+    else:
+        print("\n".join(report_lines(assessment)))
+
+
+def _verify(args: argparse.Namespace) -> int:
+    data = read_json_file(args.file)
+    targets = _assessments_in(data)
+    if not targets:
+        raise UsageError(f"{args.file}: no assessment found (expected an assessment or a trial result file)")
+    failures = 0
+    for label, assessment in targets:
+        report = verify_assessment(assessment)
+        if not report.ok:
+            failures += 1
+            for problem in report.problems:
+                print(f"{label}: {problem}")
+    total = len(targets)
+    if failures:
+        print(f"{args.file}: {failures} of {total} assessment(s) have problems")
+        return EXIT_PROBLEMS
+    print(f"{args.file}: ok ({total} assessment{'s' if total != 1 else ''} verified)")
+    return EXIT_OK
+
+
+def _assessments_in(data: Any) -> list[tuple[str, Any]]:
+    """(label, assessment) pairs: a single assessment, or every sample of a trial result file."""
+    if isinstance(data, dict) and isinstance(data.get("samples"), list):
+        found = []
+        for index, sample in enumerate(data["samples"]):
+            if not isinstance(sample, dict):
+                found.append((f"samples[{index}]", {}))
+                continue
+            if sample.get("error") is not None and sample.get("assessment") is None:
+                continue  # an error sample carries no verdict to verify
+            label = f"samples[{index}] {sample.get('question_id') or sample.get('case_id', '')} " \
+                    f"repeat {sample.get('repeat')}"
+            found.append((label.strip(), sample.get("assessment") or {}))
+        return found
+    if isinstance(data, dict) and "verdict" in data:
+        return [("assessment", data)]
+    return []
+
+
+def _render(args: argparse.Namespace) -> int:
+    data, _ = _read_source(args.bundle)
+    bundle = load_bundle(data, name=args.bundle)
+    rendered = render_bundle(bundle, args.format, context_citations=args.citations)
+    print(rendered.rendered_context)
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

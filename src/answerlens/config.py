@@ -1,0 +1,76 @@
+"""``AnswerabilityConfig``: which model to ask and how, with PRME's field names and defaults."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+Provider = Literal["ollama", "openai", "replay"]
+
+DEFAULT_BASE_URLS: dict[str, str] = {
+    "ollama": "http://127.0.0.1:11434/v1",
+    "openai": "https://api.openai.com/v1",
+}
+
+UPSTREAM_FIELDS = frozenset(
+    {"provider", "model", "api_key", "base_url", "max_retries", "timeout", "temperature", "reasoning_effort"}
+)
+"""PRME's fields; every other field is ours and is hashed only when set."""
+
+
+class AnswerabilityConfig(BaseModel):
+    """Provider settings. ``api_key`` never appears in repr, dumps used for hashing, errors or exports."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    provider: Provider = "ollama"
+    """``ollama`` (native API), ``openai`` (any OpenAI-compatible server) or ``replay`` (a recorded reply)."""
+    model: str = Field(default="qwen3.5:9b", min_length=1)
+    api_key: SecretStr | None = Field(default=None, repr=False)
+    """Sent only as a header."""
+    base_url: str | None = None
+    """As users write it, e.g. ``http://127.0.0.1:11434/v1``; a trailing ``/`` is dropped."""
+    max_retries: int = Field(default=2, ge=0, le=10)
+    """How many times a reply that fails the schema is re-asked."""
+    timeout: float = Field(default=30.0, gt=0)
+    """Seconds for the whole assess call, retries included."""
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    reasoning_effort: Literal["none", "low", "medium", "high"] | None = None
+    seed: int | None = None
+    """answerlens: sampling seed, where the server honours one."""
+    num_ctx: int | None = Field(default=None, gt=0)
+    """answerlens: Ollama context window to request."""
+    think: bool | None = None
+    """answerlens: Ollama ``think``; unset sends ``false``."""
+    max_tokens: int | None = Field(default=None, gt=0)
+    """answerlens: bound on the reply length (OpenAI-compatible servers)."""
+
+    @field_validator("model")
+    @classmethod
+    def _strip_model(cls, value: str) -> str:
+        normalized = value.strip()
+        if not normalized:
+            raise ValueError("must be nonempty")
+        return normalized
+
+    @field_validator("base_url")
+    @classmethod
+    def _strip_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        return value.strip().rstrip("/") or None
+
+    @property
+    def effective_base_url(self) -> str | None:
+        """``base_url``, or the provider's default when unset."""
+        return self.base_url or DEFAULT_BASE_URLS.get(self.provider)
+
+    def public_dump(self) -> dict[str, Any]:
+        """The non-secret settings that identify this configuration (what ``configuration_sha256`` hashes).
+
+        Upstream fields are always present, so a configuration using only them hashes as PRME's does;
+        answerlens' own fields appear only when set.
+        """
+        dump = self.model_dump(mode="json", exclude={"api_key"})
+        return {key: value for key, value in dump.items() if key in UPSTREAM_FIELDS or value is not None}

@@ -1,0 +1,94 @@
+"""The one exception tree of answerlens.
+
+Expected outcomes (an insufficient verdict, a discarded citation) are data; these are the failures::
+
+    AnswerlensError                  root of everything answerlens raises on purpose
+    ├── BundleError (ValueError)     a bundle could not be loaded: says what is wrong and where
+    ├── DatasetError (ValueError)    a trial dataset or result file is invalid: names the case and field
+    ├── TrialError                   a trial run cannot proceed (e.g. resuming into another run's samples)
+    └── AnswerabilityError (RuntimeError)
+                                     the provider failed or returned no valid assessment; never a verdict
+
+A blank query or answer, or a reader bundle packed without citations, raises a plain ``ValueError``
+exactly as upstream PRME does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+
+class AnswerlensError(Exception):
+    """Root of every error answerlens raises deliberately."""
+
+
+class BundleError(AnswerlensError, ValueError):
+    """A bundle source is invalid; the message names the file and JSON path."""
+
+    def __init__(self, message: str, *, source: str | None = None, path: str | None = None) -> None:
+        self.source = source
+        self.path = path
+        where = ", ".join(part for part in (source, f"at {path}" if path else None) if part)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class DatasetError(AnswerlensError, ValueError):
+    """A trial dataset (or a trial result file) is invalid."""
+
+
+class TrialError(AnswerlensError):
+    """A trial run cannot proceed as asked."""
+
+
+class AnswerabilityError(AnswerlensError, RuntimeError):
+    """The provider failed or returned no valid assessment.
+
+    ``kind`` is a short machine-readable code (``connection_refused``, ``timeout``, ``schema`` …),
+    ``remedy`` says what to do, ``raw_excerpt`` holds the start of the model's text when there was one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str = "provider",
+        remedy: str | None = None,
+        base_url: str | None = None,
+        model: str | None = None,
+        raw_excerpt: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.remedy = remedy
+        self.base_url = base_url
+        self.model = model
+        self.raw_excerpt = raw_excerpt
+        self.detail = message
+        text = message if remedy is None else f"{message} — {remedy}"
+        super().__init__(text)
+
+
+def json_path(prefix: str, loc: Sequence[Any]) -> str:
+    """A pydantic location as a JSON path such as ``$.sections.stable_facts[0].node.id``."""
+    path = prefix
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path
+
+
+def describe_validation(exc: ValidationError, prefix: str = "$", *, drop_first: str | None = None) -> str:
+    """The first few problems of a validation error, each as ``JSON path: message``.
+
+    ``drop_first`` removes a leading location part the user never wrote (a wrapper we added).
+    """
+    errors = exc.errors(include_url=False)
+    lines = []
+    for error in errors[:5]:
+        loc = list(error["loc"])
+        if drop_first is not None and loc[:1] == [drop_first]:
+            loc = loc[1:]
+        lines.append(f"{json_path(prefix, loc)}: {error['msg']}")
+    more = f" (and {len(errors) - 5} more problems)" if len(errors) > 5 else ""
+    return "; ".join(lines) + more

@@ -1,0 +1,119 @@
+"""``AnswerabilityEvaluator``: load, check, ask the model once (with bounded re-asks), derive in code."""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from answerlens.assessment import AnswerabilityAssessment, ProviderMetadata, derive_assessment, normalize_inputs
+from answerlens.bundle import load_bundle
+from answerlens.citations import valid_references
+from answerlens.config import AnswerabilityConfig
+from answerlens.prompts import NO_EVIDENCE_RAW, PROMPT_SHA256, PROMPT_VERSION, SYSTEM_PROMPT, user_message
+from answerlens.provider import client_timeout, failures_for, make_engine, request_raw_assessment
+
+
+class AnswerabilityEvaluator:
+    """Reusable client for cited, set-level answerability checks; one ``httpx.AsyncClient`` per instance.
+
+    ``recorded_reply`` feeds the ``replay`` provider; ``transport`` is handed to httpx (benchmarks use it).
+    """
+
+    def __init__(
+        self,
+        config: AnswerabilityConfig | None = None,
+        *,
+        recorded_reply: str | dict[str, Any] | None = None,
+        recorded_note: str | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.config = config if config is not None else AnswerabilityConfig()
+        self._recorded = recorded_reply
+        self._recorded_note = recorded_note
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+        self._engine: Any = None
+
+    def __repr__(self) -> str:
+        return f"AnswerabilityEvaluator({self.config!r})"
+
+    def _ensure_engine(self) -> Any:
+        if self._engine is None:
+            self._client = httpx.AsyncClient(timeout=client_timeout(self.config), transport=self._transport)
+            self._engine = make_engine(self.config, self._client, failures_for(self.config), self._recorded)
+        return self._engine
+
+    async def assess(self, query: str, bundle: Any, *, answer: str | None = None) -> AnswerabilityAssessment:
+        """Assess whether one exact packed bundle supports a query (and a draft answer, when given).
+
+        An empty context, or one with no citable tokens, returns ``insufficient`` without a model call.
+        Provider, timeout, transport and schema failures raise ``AnswerabilityError``; a reader bundle
+        packed without citations raises ``ValueError``; a bad bundle raises ``BundleError``.
+        """
+        query, answer = normalize_inputs(query, answer)
+        bundle = load_bundle(bundle)
+        bundle.ensure_citable()
+        context = bundle.render().strip()
+        if not context or not valid_references(bundle, context):
+            return derive_assessment(query, bundle, NO_EVIDENCE_RAW, config=self.config, answer=answer,
+                                     model_called=False)
+        engine = self._ensure_engine()
+        failures = failures_for(self.config)
+        reply = await request_raw_assessment(
+            engine,
+            failures,
+            SYSTEM_PROMPT,
+            user_message(query, context, answer),
+            max_retries=self.config.max_retries,
+            timeout=self.config.timeout,
+        )
+        metadata = ProviderMetadata(
+            engine=engine.name,
+            base_url=engine.base_url,
+            recorded=engine.name == "replay",
+            recorded_note=self._recorded_note if engine.name == "replay" else None,
+            latency_ms=round(reply.latency_ms, 3),
+            attempts=reply.attempts,
+            prompt_tokens=reply.last.prompt_tokens,
+            completion_tokens=reply.last.completion_tokens,
+            finish_reason=reply.last.finish_reason,
+            response_format=reply.last.response_format,
+        )
+        return derive_assessment(
+            query,
+            bundle,
+            reply.text,
+            config=self.config,
+            answer=answer,
+            prompt_version=PROMPT_VERSION,
+            prompt_sha256=PROMPT_SHA256,
+            provider_metadata=metadata,
+        )
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+        self._client = None
+        self._engine = None
+
+    async def __aenter__(self) -> AnswerabilityEvaluator:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+async def assess_answerability(
+    query: str,
+    bundle: Any,
+    *,
+    answer: str | None = None,
+    config: AnswerabilityConfig | None = None,
+) -> AnswerabilityAssessment:
+    """One-shot convenience wrapper around :class:`AnswerabilityEvaluator`."""
+    async with AnswerabilityEvaluator(config) as evaluator:
+        return await evaluator.assess(query, bundle, answer=answer)

@@ -1,0 +1,399 @@
+"""Talking to models over plain httpx: Ollama's native API, OpenAI-compatible servers, recorded replies.
+
+Every failure becomes an ``AnswerabilityError`` in one place (``_Failures``) with a message that names the
+base URL and model and says what to do. The API key is sent only as a header and never echoed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import httpx
+
+from answerlens.config import AnswerabilityConfig
+from answerlens.errors import AnswerabilityError
+from answerlens.prompts import RESPONSE_SCHEMA, RESPONSE_SCHEMA_NAME, RawAssessment, ReplyError, parse_reply
+
+EXCERPT_CHARS = 500
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """The text of one completion and what the server reported about it."""
+
+    text: str
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    response_format: str | None = None
+
+
+@dataclass(frozen=True)
+class RawReply:
+    """A validated raw assessment with the exact text it came from."""
+
+    raw: RawAssessment
+    text: str
+    last: ChatReply
+    attempts: int
+    latency_ms: float
+
+
+class Engine(Protocol):
+    name: str
+    base_url: str | None
+
+    async def chat(self, messages: list[dict[str, str]]) -> ChatReply: ...
+
+
+@dataclass
+class _Failures:
+    """The one seam where foreign failures become ``AnswerabilityError``."""
+
+    engine: str
+    base_url: str | None
+    model: str
+    secret: str | None = field(default=None, repr=False)
+
+    def error(self, kind: str, message: str, remedy: str, raw: str | None = None) -> AnswerabilityError:
+        return AnswerabilityError(
+            self.redact(message),
+            kind=kind,
+            remedy=self.redact(remedy),
+            base_url=self.base_url,
+            model=self.model,
+            raw_excerpt=self.redact(raw[:EXCERPT_CHARS]) if raw is not None else None,
+        )
+
+    def redact(self, text: str) -> str:
+        return text.replace(self.secret, "***") if self.secret else text
+
+    @property
+    def where(self) -> str:
+        return f"{self.engine} at {self.base_url} (model {self.model!r})"
+
+    def transport(self, exc: httpx.TransportError) -> AnswerabilityError:
+        if isinstance(exc, httpx.ConnectTimeout):
+            return self.error("connect_timeout", f"connecting to {self.where} timed out",
+                              "check the base URL and that the server is up")
+        if isinstance(exc, httpx.TimeoutException):
+            return self.error("read_timeout", f"{self.where} did not answer in time ({type(exc).__name__})",
+                              "raise the timeout, use a smaller model, or shorten the context")
+        if isinstance(exc, httpx.ConnectError):
+            if self.engine == "ollama":
+                remedy = "start it with `ollama serve`, or use the recorded response"
+            else:
+                remedy = "start the server (or `answerlens serve-model`), or correct the base URL"
+            return self.error("connection_refused", f"{self.where} is not reachable ({exc})", remedy)
+        return self.error("transport", f"the connection to {self.where} failed ({type(exc).__name__}: {exc})",
+                          "check that the server is healthy and retry")
+
+    def status(self, response: httpx.Response) -> AnswerabilityError:
+        code = response.status_code
+        body = _error_text(response)
+        lowered = body.lower()
+        if code == 404 and self.engine == "ollama" and "not found" in lowered:
+            return self.error("model_not_found", f"model {self.model!r} is not on Ollama at {self.base_url}",
+                              f"pull it with `ollama pull {self.model}` or pick another model", body)
+        if code == 404:
+            return self.error("not_found", f"{self.where} answered HTTP 404: {body[:200]}",
+                              "check the base URL (it should end in /v1) and the model name", body)
+        if code == 400 and "does not support thinking" in lowered:
+            return self.error("thinking_unsupported", f"model {self.model!r} does not support thinking",
+                              "turn thinking off (think=false, no reasoning_effort)", body)
+        if code in (401, 403):
+            return self.error("unauthorized", f"{self.where} refused the request (HTTP {code})",
+                              "check the API key (set it in the environment variable you pass)", body)
+        if code == 429:
+            return self.error("rate_limited", f"{self.where} is rate limiting (HTTP 429)",
+                              "wait and retry, or lower the concurrency", body)
+        if code >= 500:
+            return self.error("server_error", f"{self.where} failed with HTTP {code}: {body[:200]}",
+                              "check the server's log; retry once it is healthy", body)
+        return self.error("http_error", f"{self.where} rejected the request with HTTP {code}: {body[:200]}",
+                          "check the model name and the server's supported options", body)
+
+    def reply(self, exc: ReplyError, text: str, attempts: int) -> AnswerabilityError:
+        if exc.kind == "empty":
+            return self.error("empty_content", f"{self.where} returned empty content ({attempts} attempt(s))",
+                              "retry, or use a model that supports structured output", text)
+        return self.error(exc.kind, f"the reply of {self.where} did not fit the answerability schema after "
+                          f"{attempts} attempt(s): {exc.reason}",
+                          "use a larger or instruction-tuned model, or raise max_retries", text)
+
+    def body(self, response: httpx.Response, problem: str) -> AnswerabilityError:
+        return self.error("bad_body", f"{self.where} returned {problem} (HTTP {response.status_code})",
+                          "check that the base URL points at the API (…/v1) of the right kind of server",
+                          response.text)
+
+    def truncated(self, reason: str, text: str) -> AnswerabilityError:
+        return self.error("truncated", f"the output of {self.where} was truncated ({reason})",
+                          "raise num_ctx/max_tokens, or shorten the context", text)
+
+    def timeout(self, seconds: float) -> AnswerabilityError:
+        return self.error("timeout", f"{self.where} did not finish within {seconds:g} s (the whole call, "
+                          "retries included)", "raise the timeout, or use a faster model")
+
+
+def _error_text(response: httpx.Response) -> str:
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text.strip()
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict):
+            return str(error.get("message") or error)
+        if error:
+            return str(error)
+    return response.text.strip()
+
+
+def _json_body(response: httpx.Response, failures: _Failures) -> dict[str, Any]:
+    try:
+        data = response.json()
+    except ValueError:
+        raise failures.body(response, f"a body that is not JSON: {response.text[:200]!r}") from None
+    if not isinstance(data, dict):
+        raise failures.body(response, "a JSON body that is not an object")
+    return data
+
+
+async def _post(client: httpx.AsyncClient, url: str, payload: dict[str, Any], headers: dict[str, str],
+                failures: _Failures) -> httpx.Response:
+    try:
+        return await client.post(url, json=payload, headers=headers)
+    except httpx.TransportError as exc:
+        raise failures.transport(exc) from exc
+
+
+def ollama_root(base_url: str) -> str:
+    """Ollama's native API root from a base URL as users write it (``…:11434/v1``)."""
+    return base_url[: -len("/v1")] if base_url.endswith("/v1") else base_url
+
+
+class OllamaEngine:
+    """``POST {root}/api/chat`` with a JSON-schema ``format``, explicit ``think`` and ``stream: false``."""
+
+    name = "ollama"
+
+    def __init__(self, config: AnswerabilityConfig, client: httpx.AsyncClient, failures: _Failures) -> None:
+        self.config = config
+        self.client = client
+        self.failures = failures
+        self.base_url = config.effective_base_url
+        self._send_think = True
+
+    def _payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        config = self.config
+        options: dict[str, Any] = {"temperature": config.temperature}
+        if config.seed is not None:
+            options["seed"] = config.seed
+        if config.num_ctx is not None:
+            options["num_ctx"] = config.num_ctx
+        if config.max_tokens is not None:
+            options["num_predict"] = config.max_tokens
+        payload: dict[str, Any] = {
+            "model": config.model,
+            "messages": messages,
+            "stream": False,
+            "format": RESPONSE_SCHEMA,
+            "options": options,
+        }
+        if self._send_think:
+            payload["think"] = _ollama_think(config)
+        return payload
+
+    async def chat(self, messages: list[dict[str, str]]) -> ChatReply:
+        assert self.base_url is not None
+        url = f"{ollama_root(self.base_url)}/api/chat"
+        headers = _auth_headers(self.config)
+        response = await _post(self.client, url, self._payload(messages), headers, self.failures)
+        if (
+            response.status_code == 400
+            and "does not support thinking" in _error_text(response).lower()
+            and self.config.think is None
+            and self.config.reasoning_effort is None
+        ):
+            # We only sent think=false to be explicit; servers that reject the field get it left out.
+            self._send_think = False
+            response = await _post(self.client, url, self._payload(messages), headers, self.failures)
+        if response.status_code >= 400:
+            raise self.failures.status(response)
+        data = _json_body(response, self.failures)
+        message = data.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("content"), str):
+            raise self.failures.body(response, "no message.content")
+        return ChatReply(
+            text=message["content"],
+            finish_reason=data.get("done_reason"),
+            prompt_tokens=_int(data.get("prompt_eval_count")),
+            completion_tokens=_int(data.get("eval_count")),
+            response_format="json_schema",
+        )
+
+
+def _ollama_think(config: AnswerabilityConfig) -> bool | str:
+    if config.think is not None:
+        return config.think
+    if config.reasoning_effort in ("low", "medium", "high"):
+        return config.reasoning_effort
+    return False
+
+
+class OpenAIEngine:
+    """``POST {base_url}/chat/completions`` with a strict ``json_schema`` response format.
+
+    Falls back to ``json_object`` (and remembers it) when the server rejects ``json_schema``.
+    """
+
+    name = "openai"
+
+    def __init__(self, config: AnswerabilityConfig, client: httpx.AsyncClient, failures: _Failures) -> None:
+        self.config = config
+        self.client = client
+        self.failures = failures
+        self.base_url = config.effective_base_url
+        self.response_format = "json_schema"
+
+    def _payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        config = self.config
+        payload: dict[str, Any] = {"model": config.model, "messages": messages, "temperature": config.temperature}
+        if self.response_format == "json_schema":
+            payload["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": RESPONSE_SCHEMA_NAME, "schema": RESPONSE_SCHEMA, "strict": True},
+            }
+        else:
+            payload["response_format"] = {"type": "json_object"}
+        if config.seed is not None:
+            payload["seed"] = config.seed
+        if config.max_tokens is not None:
+            payload["max_tokens"] = config.max_tokens
+        if config.reasoning_effort is not None:
+            payload["reasoning_effort"] = config.reasoning_effort
+        return payload
+
+    async def chat(self, messages: list[dict[str, str]]) -> ChatReply:
+        url = f"{self.base_url}/chat/completions"
+        headers = _auth_headers(self.config)
+        response = await _post(self.client, url, self._payload(messages), headers, self.failures)
+        if self.response_format == "json_schema" and _rejects_json_schema(response):
+            self.response_format = "json_object"
+            response = await _post(self.client, url, self._payload(messages), headers, self.failures)
+        if response.status_code >= 400:
+            raise self.failures.status(response)
+        data = _json_body(response, self.failures)
+        try:
+            choice = data["choices"][0]
+            content = choice["message"].get("content")
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise self.failures.body(response, "no choices[0].message") from None
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        return ChatReply(
+            text=content if isinstance(content, str) else "",
+            finish_reason=choice.get("finish_reason"),
+            prompt_tokens=_int(usage.get("prompt_tokens")),
+            completion_tokens=_int(usage.get("completion_tokens")),
+            response_format=self.response_format,
+        )
+
+
+def _rejects_json_schema(response: httpx.Response) -> bool:
+    if response.status_code not in (400, 404, 415, 422, 501):
+        return False
+    text = _error_text(response).lower()
+    return "response_format" in text or "json_schema" in text or "schema" in text
+
+
+class ReplayEngine:
+    """Returns a recorded reply (a demo with no model, or a test); results are labelled recorded."""
+
+    name = "replay"
+    base_url = None
+
+    def __init__(self, recorded: str | dict[str, Any]) -> None:
+        self.text = recorded if isinstance(recorded, str) else json.dumps(recorded, ensure_ascii=False)
+
+    async def chat(self, messages: list[dict[str, str]]) -> ChatReply:
+        return ChatReply(text=self.text, finish_reason="stop", response_format="recorded")
+
+
+def _auth_headers(config: AnswerabilityConfig) -> dict[str, str]:
+    if config.api_key is None:
+        return {}
+    return {"Authorization": f"Bearer {config.api_key.get_secret_value()}"}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+async def request_raw_assessment(
+    engine: Engine, failures: _Failures, system: str, user: str, *, max_retries: int, timeout: float
+) -> RawReply:
+    """Ask, validate, and re-ask at most ``max_retries`` times with the validation error; all within
+    ``timeout`` seconds."""
+    started = time.perf_counter()
+    try:
+        async with asyncio.timeout(timeout):
+            return await _ask(engine, failures, system, user, max_retries, started)
+    except TimeoutError:
+        raise failures.timeout(timeout) from None
+
+
+async def _ask(engine: Engine, failures: _Failures, system: str, user: str, max_retries: int,
+               started: float) -> RawReply:
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    for attempt in range(1, max_retries + 2):
+        reply = await engine.chat(messages)
+        if reply.finish_reason == "length":
+            raise failures.truncated("finish reason 'length'", reply.text)
+        try:
+            raw = parse_reply(reply.text)
+        except ReplyError as exc:
+            if attempt > max_retries:
+                raise failures.reply(exc, reply.text, attempt) from exc
+            messages = [
+                *messages,
+                {"role": "assistant", "content": reply.text},
+                {
+                    "role": "user",
+                    "content": f"That reply was invalid: {exc.reason}. Reply again with only a JSON object "
+                    "matching the schema: requirements (each with requirement, status, evidence_refs, "
+                    "explanation) and reasoning.",
+                },
+            ]
+            continue
+        return RawReply(raw=raw, text=reply.text, last=reply, attempts=attempt,
+                        latency_ms=(time.perf_counter() - started) * 1000)
+    raise AssertionError("unreachable")
+
+
+def make_engine(config: AnswerabilityConfig, client: httpx.AsyncClient, failures: _Failures,
+                recorded: str | dict[str, Any] | None = None) -> Engine:
+    if config.provider == "replay":
+        if recorded is None:
+            raise failures.error("no_recording", "the replay provider has no recorded reply",
+                                 "pass recorded_reply=… (CLI: --replay-file RAW.json)")
+        return ReplayEngine(recorded)
+    if config.provider == "ollama":
+        return OllamaEngine(config, client, failures)
+    return OpenAIEngine(config, client, failures)
+
+
+def failures_for(config: AnswerabilityConfig) -> _Failures:
+    return _Failures(
+        engine=config.provider,
+        base_url=config.effective_base_url,
+        model=config.model,
+        secret=config.api_key.get_secret_value() if config.api_key is not None else None,
+    )
+
+
+def client_timeout(config: AnswerabilityConfig) -> httpx.Timeout:
+    return httpx.Timeout(config.timeout, connect=min(config.timeout, 10.0))

@@ -1,0 +1,63 @@
+"""Sample files: a bundle with its question, optional draft answer and a recorded model reply."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from answerlens.bundle import MemoryBundle, load_bundle, read_json_file
+from answerlens.errors import BundleError, describe_validation
+
+
+class Expected(BaseModel):
+    """What the recorded reply should lead to; the tests hold the samples to it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    verdict: str | None = None
+    error: str | None = None
+
+
+class Sample(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    title: str
+    description: str
+    question: str
+    answer: str | None = None
+    bundle: dict[str, Any] | list[Any]
+    recorded_reply: dict[str, Any] | None = None
+    recorded_reply_source: str = Field(
+        default="hand-written",
+        description="Who wrote the recorded reply: 'hand-written', or the model that produced it",
+    )
+    recorded_model: str = "recorded"
+    expected: Expected = Expected()
+
+    @property
+    def recorded_note(self) -> str:
+        if self.recorded_reply_source == "hand-written":
+            return "hand-written recorded reply (not produced by a model)"
+        return f"recorded reply produced by {self.recorded_reply_source}"
+
+    def load(self, name: str | None = None) -> MemoryBundle:
+        return load_bundle(self.bundle, name=name)
+
+
+def is_sample(data: Any) -> bool:
+    return isinstance(data, dict) and "bundle" in data and "question" in data
+
+
+def load_sample(path: Path) -> Sample:
+    data = read_json_file(path)
+    try:
+        return Sample.model_validate(data)
+    except ValidationError as exc:
+        raise BundleError(describe_validation(exc), source=str(path)) from None
+
+
+def list_samples(directory: Path) -> dict[str, Path]:
+    """Sample files in a directory by stem, sorted."""
+    return {path.stem: path for path in sorted(directory.glob("*.json"))}
