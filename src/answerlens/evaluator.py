@@ -7,12 +7,17 @@ from typing import Any
 
 import httpx
 
-from answerlens.assessment import AnswerabilityAssessment, ProviderMetadata, derive_assessment, normalize_inputs
+from answerlens.assessment import (
+    AnswerabilityAssessment,
+    ProviderMetadata,
+    derive_assessment,
+    normalize_inputs,
+)
 from answerlens.bundle import load_bundle
 from answerlens.citations import valid_references
 from answerlens.config import AnswerabilityConfig
 from answerlens.prompts import NO_EVIDENCE_RAW, PROMPT_SHA256, PROMPT_VERSION, SYSTEM_PROMPT, user_message
-from answerlens.provider import client_timeout, failures_for, make_engine, request_raw_assessment
+from answerlens.provider import Engine, client_timeout, failures_for, make_engine, request_raw_assessment
 
 
 class AnswerabilityEvaluator:
@@ -34,14 +39,17 @@ class AnswerabilityEvaluator:
         self._recorded_note = recorded_note
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
-        self._engine: Any = None
+        self._engine: Engine | None = None
 
     def __repr__(self) -> str:
         return f"AnswerabilityEvaluator({self.config!r})"
 
-    def _ensure_engine(self) -> Any:
-        if self._engine is None:
+    def _ensure_engine(self) -> Engine:
+        if self._client is None:
             self._client = httpx.AsyncClient(timeout=client_timeout(self.config), transport=self._transport)
+        if self._engine is None:
+            # The engine lives as long as the client: it remembers what the server rejected (think,
+            # json_schema) so later calls do not pay for the same refusal again.
             self._engine = make_engine(self.config, self._client, failures_for(self.config), self._recorded)
         return self._engine
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -16,9 +18,22 @@ import httpx
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
-from answerlens.prompts import RESPONSE_SCHEMA, RESPONSE_SCHEMA_NAME, RawAssessment, ReplyError, parse_reply
+from answerlens.prompts import (
+    RESPONSE_SCHEMA,
+    RESPONSE_SCHEMA_NAME,
+    SYSTEM_PROMPT,
+    RawAssessment,
+    ReplyError,
+    parse_reply,
+)
 
 EXCERPT_CHARS = 500
+
+_SERVER_NAMES = {
+    "ollama": "Ollama",
+    "openai": "the OpenAI-compatible server",
+    "replay": "the recorded response",
+}
 
 
 @dataclass(frozen=True)
@@ -44,15 +59,23 @@ class RawReply:
 
 
 class Engine(Protocol):
-    name: str
-    base_url: str | None
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def base_url(self) -> str | None: ...
 
     async def chat(self, messages: list[dict[str, str]]) -> ChatReply: ...
 
 
 @dataclass
 class _Failures:
-    """The one seam where foreign failures become ``AnswerabilityError``."""
+    """The one seam where foreign failures become ``AnswerabilityError``.
+
+    Text that came from elsewhere (a response body, a transport error, the model's reply) is redacted
+    before it is cut or quoted; our own wording is not, so a placeholder key such as ``ollama`` cannot
+    mangle a remedy like ``ollama serve``.
+    """
 
     engine: str
     base_url: str | None
@@ -61,22 +84,28 @@ class _Failures:
 
     def error(self, kind: str, message: str, remedy: str, raw: str | None = None) -> AnswerabilityError:
         return AnswerabilityError(
-            self.redact(message),
+            message,
             kind=kind,
-            remedy=self.redact(remedy),
+            remedy=remedy,
             base_url=self.base_url,
             model=self.model,
-            raw_excerpt=self.redact(raw[:EXCERPT_CHARS]) if raw is not None else None,
+            raw_excerpt=self.redact(raw)[:EXCERPT_CHARS] if raw is not None else None,
         )
 
     def redact(self, text: str) -> str:
         return text.replace(self.secret, "***") if self.secret else text
 
     @property
+    def server(self) -> str:
+        """The server as prose: ``Ollama at http://…/v1``."""
+        return f"{_SERVER_NAMES.get(self.engine, self.engine)} at {self.base_url}"
+
+    @property
     def where(self) -> str:
-        return f"{self.engine} at {self.base_url} (model {self.model!r})"
+        return f"{self.server} (model {self.model!r})"
 
     def transport(self, exc: httpx.TransportError) -> AnswerabilityError:
+        detail = self.redact(str(exc) or type(exc).__name__)
         if isinstance(exc, httpx.ConnectTimeout):
             return self.error("connect_timeout", f"connecting to {self.where} timed out",
                               "check the base URL and that the server is up")
@@ -88,25 +117,27 @@ class _Failures:
                 remedy = "start it with `ollama serve`, or use the recorded response"
             else:
                 remedy = "start the server (or `answerlens serve-model`), or correct the base URL"
-            return self.error("connection_refused", f"{self.where} is not reachable ({exc})", remedy)
-        return self.error("transport", f"the connection to {self.where} failed ({type(exc).__name__}: {exc})",
+            return self.error("connection_refused", f"{self.where} is not reachable ({detail})", remedy)
+        return self.error("transport",
+                          f"the connection to {self.where} failed ({type(exc).__name__}: {detail})",
                           "check that the server is healthy and retry")
 
     def status(self, response: httpx.Response) -> AnswerabilityError:
         code = response.status_code
-        body = _error_text(response)
+        body = self.redact(_error_text(response))
         lowered = body.lower()
-        if code == 404 and self.engine == "ollama" and "not found" in lowered:
+        if code == 404 and self.engine == "ollama" and _is_missing_model(lowered):
             return self.error("model_not_found", f"model {self.model!r} is not on Ollama at {self.base_url}",
                               f"pull it with `ollama pull {self.model}` or pick another model", body)
         if code == 404:
             return self.error("not_found", f"{self.where} answered HTTP 404: {body[:200]}",
                               "check the base URL (it should end in /v1) and the model name", body)
         if code == 400 and "does not support thinking" in lowered:
-            return self.error("thinking_unsupported", f"model {self.model!r} does not support thinking",
+            return self.error("thinking_unsupported",
+                              f"{self.where} does not support thinking, which the configuration asks for",
                               "turn thinking off (think=false, no reasoning_effort)", body)
         if code in (401, 403):
-            return self.error("unauthorized", f"{self.where} refused the request (HTTP {code})",
+            return self.error("unauthorized", f"{self.where} refused the request (HTTP {code}: {body[:200]})",
                               "check the API key (set it in the environment variable you pass)", body)
         if code == 429:
             return self.error("rate_limited", f"{self.where} is rate limiting (HTTP 429)",
@@ -122,11 +153,12 @@ class _Failures:
             return self.error("empty_content", f"{self.where} returned empty content ({attempts} attempt(s))",
                               "retry, or use a model that supports structured output", text)
         return self.error(exc.kind, f"the reply of {self.where} did not fit the answerability schema after "
-                          f"{attempts} attempt(s): {exc.reason}",
+                          f"{attempts} attempt(s): {self.redact(exc.reason)}",
                           "use a larger or instruction-tuned model, or raise max_retries", text)
 
     def body(self, response: httpx.Response, problem: str) -> AnswerabilityError:
-        return self.error("bad_body", f"{self.where} returned {problem} (HTTP {response.status_code})",
+        return self.error("bad_body",
+                          f"{self.where} returned {self.redact(problem)} (HTTP {response.status_code})",
                           "check that the base URL points at the API (…/v1) of the right kind of server",
                           response.text)
 
@@ -134,9 +166,15 @@ class _Failures:
         return self.error("truncated", f"the output of {self.where} was truncated ({reason})",
                           "raise num_ctx/max_tokens, or shorten the context", text)
 
-    def timeout(self, seconds: float) -> AnswerabilityError:
+    def timeout(self, seconds: float, attempts: int) -> AnswerabilityError:
         return self.error("timeout", f"{self.where} did not finish within {seconds:g} s (the whole call, "
-                          "retries included)", "raise the timeout, or use a faster model")
+                          f"retries included; {attempts} request(s) started)",
+                          "raise the timeout, or use a faster model")
+
+
+def _is_missing_model(lowered_body: str) -> bool:
+    # Ollama says `model "x" not found, try pulling it first`; a bare "404 page not found" is a wrong URL.
+    return "model" in lowered_body and "not found" in lowered_body
 
 
 def _error_text(response: httpx.Response) -> str:
@@ -157,7 +195,8 @@ def _json_body(response: httpx.Response, failures: _Failures) -> dict[str, Any]:
     try:
         data = response.json()
     except ValueError:
-        raise failures.body(response, f"a body that is not JSON: {response.text[:200]!r}") from None
+        excerpt = failures.redact(response.text)[:200]
+        raise failures.body(response, f"a body that is not JSON: {excerpt!r}") from None
     if not isinstance(data, dict):
         raise failures.body(response, "a JSON body that is not an object")
     return data
@@ -229,7 +268,7 @@ class OllamaEngine:
         if not isinstance(message, dict) or not isinstance(message.get("content"), str):
             raise self.failures.body(response, "no message.content")
         return ChatReply(
-            text=message["content"],
+            text=self.failures.redact(message["content"]),
             finish_reason=data.get("done_reason"),
             prompt_tokens=_int(data.get("prompt_eval_count")),
             completion_tokens=_int(data.get("eval_count")),
@@ -262,7 +301,11 @@ class OpenAIEngine:
 
     def _payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         config = self.config
-        payload: dict[str, Any] = {"model": config.model, "messages": messages, "temperature": config.temperature}
+        payload: dict[str, Any] = {
+            "model": config.model,
+            "messages": messages,
+            "temperature": config.temperature,
+        }
         if self.response_format == "json_schema":
             payload["response_format"] = {
                 "type": "json_schema",
@@ -293,9 +336,11 @@ class OpenAIEngine:
             content = choice["message"].get("content")
         except (KeyError, IndexError, TypeError, AttributeError):
             raise self.failures.body(response, "no choices[0].message") from None
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        usage = data.get("usage")
+        if not isinstance(usage, dict):
+            usage = {}
         return ChatReply(
-            text=content if isinstance(content, str) else "",
+            text=self.failures.redact(content) if isinstance(content, str) else "",
             finish_reason=choice.get("finish_reason"),
             prompt_tokens=_int(usage.get("prompt_tokens")),
             completion_tokens=_int(usage.get("completion_tokens")),
@@ -339,17 +384,26 @@ async def request_raw_assessment(
     """Ask, validate, and re-ask at most ``max_retries`` times with the validation error; all within
     ``timeout`` seconds."""
     started = time.perf_counter()
+    progress = _Progress()
     try:
-        async with asyncio.timeout(timeout):
-            return await _ask(engine, failures, system, user, max_retries, started)
+        async with asyncio.timeout(timeout) as deadline:
+            return await _ask(engine, failures, system, user, max_retries, started, progress)
     except TimeoutError:
-        raise failures.timeout(timeout) from None
+        if not deadline.expired():
+            raise
+        raise failures.timeout(timeout, progress.requests) from None
+
+
+@dataclass
+class _Progress:
+    requests: int = 0
 
 
 async def _ask(engine: Engine, failures: _Failures, system: str, user: str, max_retries: int,
-               started: float) -> RawReply:
+               started: float, progress: _Progress) -> RawReply:
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     for attempt in range(1, max_retries + 2):
+        progress.requests = attempt
         reply = await engine.chat(messages)
         if reply.finish_reason == "length":
             raise failures.truncated("finish reason 'length'", reply.text)
@@ -396,4 +450,185 @@ def failures_for(config: AnswerabilityConfig) -> _Failures:
 
 
 def client_timeout(config: AnswerabilityConfig) -> httpx.Timeout:
-    return httpx.Timeout(config.timeout, connect=min(config.timeout, 10.0))
+    """Per-request httpx limits under the whole-call deadline of ``request_raw_assessment``.
+
+    Connecting may take at most half the budget (and 10 s), so an unreachable host reads as a connect
+    timeout; reads get a second more than the budget, so a slow server always meets the whole-call deadline
+    (kind ``timeout``) rather than racing it.
+    """
+    return httpx.Timeout(config.timeout + 1.0, connect=min(config.timeout / 2, 10.0))
+
+
+# --- The endpoint panel: which models a server has and whether the context fits -------------------------
+
+CHARS_PER_TOKEN = 4.2
+"""A rough, model-independent ratio for estimating tokens from characters (preflight only)."""
+REPLY_RESERVE_TOKENS = 1024
+"""Room kept for the model's reply when judging whether a context fits (``max_tokens`` when set)."""
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """What a server said before any assessment: reachable, which models, how large a context fits.
+
+    ``fits`` compares the context estimate plus the system prompt and a reply reserve with the context
+    window; it is None when either side is unknown. ``problem`` is the first thing that would make an
+    assessment fail (unreachable server, refused listing, missing model, context too large), with its remedy.
+    """
+
+    reachable: bool
+    server: str | None = None
+    models: tuple[str, ...] = ()
+    model_found: bool | None = None
+    context_window: int | None = None
+    context_tokens_estimate: int | None = None
+    fits: bool | None = None
+    problem: str | None = None
+
+
+async def _get(client: httpx.AsyncClient, url: str, headers: dict[str, str], failures: _Failures,
+               payload: dict[str, Any] | None = None) -> dict[str, Any]:
+    try:
+        if payload is None:
+            response = await client.get(url, headers=headers)
+        else:
+            response = await client.post(url, json=payload, headers=headers)
+    except httpx.TransportError as exc:
+        raise failures.transport(exc) from exc
+    if response.status_code >= 400:
+        raise failures.status(response)
+    return _json_body(response, failures)
+
+
+async def _list_models(
+    client: httpx.AsyncClient, config: AnswerabilityConfig, failures: _Failures
+) -> list[str]:
+    base_url = config.effective_base_url
+    assert base_url is not None
+    headers = _auth_headers(config)
+    if config.provider == "ollama":
+        data = await _get(client, f"{ollama_root(base_url)}/api/tags", headers, failures)
+        entries, key = data.get("models"), "name"
+    else:
+        data = await _get(client, f"{base_url}/models", headers, failures)
+        entries, key = data.get("data"), "id"
+    if not isinstance(entries, list):
+        raise failures.error("bad_body", f"{failures.where} listed no models (no {key!r} entries)",
+                             "check that the base URL points at the API (…/v1) of the right kind of server")
+    return [entry[key] for entry in entries if isinstance(entry, dict) and isinstance(entry.get(key), str)]
+
+
+async def list_models(config: AnswerabilityConfig, *, timeout: float = 3.0) -> list[str]:
+    """The model names the configured server offers (Ollama ``/api/tags``, OpenAI-compatible ``/models``).
+
+    The replay provider offers none. Failures raise ``AnswerabilityError`` as chat calls do.
+    """
+    if config.provider == "replay":
+        return []
+    async with httpx.AsyncClient(timeout=timeout) as client:
+        return await _list_models(client, config, failures_for(config))
+
+
+def _has_model(models: list[str], model: str) -> bool:
+    # Ollama lists `llama3:latest` for a model pulled as `llama3`.
+    return model in models or (":" not in model and f"{model}:latest" in models)
+
+
+async def preflight(
+    config: AnswerabilityConfig, *, context_chars: int | None = None, timeout: float = 3.0
+) -> Preflight:
+    """Ask the configured server what it is, which models it has and how large a context it takes.
+
+    Never raises for an unreachable or refusing server: the returned ``problem`` says what went wrong and
+    what to do. Optional facts the server does not tell (version, context window) are None.
+    """
+    estimate = math.ceil(context_chars / CHARS_PER_TOKEN) if context_chars is not None else None
+    if config.provider == "replay":
+        return Preflight(reachable=True, server="recorded response", context_tokens_estimate=estimate)
+    failures = failures_for(config)
+    async with httpx.AsyncClient(timeout=timeout) as client:
+        try:
+            models = await _list_models(client, config, failures)
+        except AnswerabilityError as exc:
+            reachable = exc.kind not in ("connection_refused", "connect_timeout", "transport")
+            return Preflight(reachable=reachable, context_tokens_estimate=estimate, problem=str(exc))
+        if config.provider == "ollama":
+            server, window = await _ollama_facts(client, config, failures)
+        else:
+            server, window = await _openai_facts(client, config, failures)
+    found = _has_model(models, config.model) if models or config.provider == "ollama" else None
+    fits = None
+    if estimate is not None and window is not None:
+        reserve = config.max_tokens or REPLY_RESERVE_TOKENS
+        fits = estimate + math.ceil(len(SYSTEM_PROMPT) / CHARS_PER_TOKEN) + reserve <= window
+    problem = None
+    if found is False:
+        remedy = "pick a listed model"
+        if config.provider == "ollama":
+            remedy = f"pull it with `ollama pull {config.model}` or pick a listed model"
+        problem = f"model {config.model!r} is not on {failures.server} — {remedy}"
+    elif fits is False:
+        problem = (f"the context (about {estimate} tokens, plus the prompt and room for the reply) does not "
+                   f"fit the context window of {window} tokens — raise num_ctx, or pack a smaller bundle")
+    return Preflight(reachable=True, server=server, models=tuple(models), model_found=found,
+                     context_window=window, context_tokens_estimate=estimate, fits=fits, problem=problem)
+
+
+async def _optional(client: httpx.AsyncClient, url: str, config: AnswerabilityConfig, failures: _Failures,
+                    payload: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    # Version and context facts are extras: a server that does not offer them is still usable.
+    try:
+        return await _get(client, url, _auth_headers(config), failures, payload)
+    except AnswerabilityError:
+        return None
+
+
+async def _ollama_facts(client: httpx.AsyncClient, config: AnswerabilityConfig,
+                        failures: _Failures) -> tuple[str, int | None]:
+    assert config.effective_base_url is not None
+    root = ollama_root(config.effective_base_url)
+    version = await _optional(client, f"{root}/api/version", config, failures)
+    server = "Ollama"
+    if version is not None and isinstance(version.get("version"), str):
+        server = f"Ollama {version['version']}"
+    if config.num_ctx is not None:
+        # The request asks for this window explicitly, so it is the one that applies.
+        return server, config.num_ctx
+    show = await _optional(client, f"{root}/api/show", config, failures, {"model": config.model})
+    return server, _ollama_context(show) if show is not None else None
+
+
+_NUM_CTX_RE = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.MULTILINE)
+
+
+def _ollama_context(show: dict[str, Any]) -> int | None:
+    # A Modelfile's num_ctx is what Ollama runs with; the trained length is the fallback.
+    parameters = show.get("parameters")
+    if isinstance(parameters, str) and (match := _NUM_CTX_RE.search(parameters)):
+        return int(match.group(1))
+    info = show.get("model_info")
+    if isinstance(info, dict):
+        for key, value in info.items():
+            if key.endswith(".context_length") and _int(value) is not None:
+                return int(value)
+    return None
+
+
+async def _openai_facts(client: httpx.AsyncClient, config: AnswerabilityConfig,
+                        failures: _Failures) -> tuple[str, int | None]:
+    base_url = config.effective_base_url
+    assert base_url is not None
+    props = await _optional(client, f"{ollama_root(base_url)}/props", config, failures)
+    settings = props.get("default_generation_settings") if props is not None else None
+    if isinstance(settings, dict) and _int(settings.get("n_ctx")) is not None:
+        return "llama.cpp (OpenAI-compatible)", int(settings["n_ctx"])
+    listing = await _optional(client, f"{base_url}/models", config, failures)
+    entries = listing.get("data") if listing is not None else None
+    if not isinstance(entries, list):
+        entries = []
+    for entry in entries:
+        meta = entry.get("meta") if isinstance(entry, dict) else None
+        if isinstance(meta, dict) and _int(meta.get("n_ctx_train")) is not None:
+            if entry.get("id") == config.model or len(entries) == 1:
+                return "OpenAI-compatible", int(meta["n_ctx_train"])
+    return "OpenAI-compatible", None
