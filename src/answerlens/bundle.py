@@ -319,7 +319,7 @@ def load_bundle(source: Any, *, name: str | None = None) -> MemoryBundle:
         return _from_json_text(_decode(source, name or "<bytes>"), name or "<bytes>")
     if isinstance(source, str):
         stripped = source.lstrip()
-        if stripped.startswith(("{", "[")):
+        if stripped.startswith(("{", "[", "\"")):
             return _from_json_text(source, name or "<json text>")
         if not stripped:
             raise BundleError("the bundle text is empty", source=name or "<json text>")
@@ -417,7 +417,8 @@ def _validate(model: Any, data: Any, label: str, prefix: str, bare_list: bool = 
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise BundleError(describe_validation(exc, prefix, drop_first="records" if bare_list else None), source=label) from None
+        message = describe_validation(exc, prefix, drop_first="records" if bare_list else None)
+        raise BundleError(message, source=label) from None
 
 
 def _json_type(value: Any) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -73,7 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error already printed as one line
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
@@ -134,7 +136,9 @@ def _assess(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-async def _run(evaluator: AnswerabilityEvaluator, question: str, bundle: Any, answer: str | None) -> AnswerabilityAssessment:
+async def _run(
+    evaluator: AnswerabilityEvaluator, question: str, bundle: Any, answer: str | None
+) -> AnswerabilityAssessment:
     async with evaluator:
         return await evaluator.assess(question, bundle, answer=answer)
 
@@ -201,7 +205,7 @@ def _verify(args: argparse.Namespace) -> int:
 def _assessments_in(data: Any) -> list[tuple[str, Any]]:
     """(label, assessment) pairs: a single assessment, or every sample of a trial result file."""
     if isinstance(data, dict) and isinstance(data.get("samples"), list):
-        found = []
+        found: list[tuple[str, Any]] = []
         for index, sample in enumerate(data["samples"]):
             if not isinstance(sample, dict):
                 found.append((f"samples[{index}]", {}))

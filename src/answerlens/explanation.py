@@ -39,12 +39,12 @@ def why(assessment: AnswerabilityAssessment) -> str:
     ]
     supported = [r for r in reqs if r.status == AnswerabilityStatus.SUPPORTED]
     if supported:
-        parts.append("Supported: " + "; ".join(f"{_quote(r)} by {', '.join(r.evidence_refs)}" for r in supported) + ".")
+        cited = (f"{_quote(r)} by {', '.join(r.evidence_refs)}" for r in supported)
+        parts.append("Supported: " + "; ".join(cited) + ".")
     conflicting = [r for r in reqs if r.status == AnswerabilityStatus.CONFLICTING]
     if conflicting:
-        parts.append(
-            "Conflicting: " + "; ".join(f"{_quote(r)} ({', '.join(r.evidence_refs)} disagree)" for r in conflicting) + "."
-        )
+        disagreeing = (f"{_quote(r)} ({', '.join(r.evidence_refs)} disagree)" for r in conflicting)
+        parts.append("Conflicting: " + "; ".join(disagreeing) + ".")
     missing = [r for r in reqs if r.status == AnswerabilityStatus.UNSUPPORTED]
     if missing:
         parts.append("Missing: " + "; ".join(_missing(r) for r in missing) + ".")

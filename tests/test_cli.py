@@ -1,0 +1,123 @@
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from answerlens.cli import main
+from tests.paths import PRME
+
+QUESTION = "What database and cache does the dashboard API use, and what is Craig's background?"
+RAW = PRME / "assessments" / "raw_output_reader_openai.json"
+BUNDLE = PRME / "bundles" / "bundle_reader_citations.json"
+TRIAL = PRME / "trials" / "beam-100k-answerability-dev-v2-results.json"
+PLANTED = "sk-PLANTED-cli-4242"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_assess_replay_prints_a_readable_report(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run(capsys, "assess", str(BUNDLE), "-q", QUESTION, "--provider", "replay",
+                         "--replay-file", str(RAW))
+    assert code == 0 and err == ""
+    assert "verdict: partial    action: answer_partially" in out
+    assert "(recorded response)" in out
+    assert "discarded m99 (unknown_reference)" in out
+    assert "[2] unsupported (claimed conflicting)" in out
+    assert "evaluation_id" in out and "assessment_sha256" in out
+
+
+def test_assess_replay_reproduces_prme_with_its_prompt_identity(capsys) -> None:  # type: ignore[no-untyped-def]
+    published = json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text())
+    code, out, _ = run(
+        capsys, "assess", str(BUNDLE), "-q", QUESTION, "--provider", "replay", "--replay-file", str(RAW),
+        "--model", "stub-model", "--json", "--prompt-version", published["prompt_version"],
+        "--prompt-sha256", published["prompt_sha256"],
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["citation_errors"] == published["citation_errors"]
+    assert data["assessment_sha256"] != published["assessment_sha256"]  # provider 'replay' is hashed honestly
+    assert data["provider_metadata"]["recorded"] is True
+
+
+def test_verify_assessment_and_trial_files(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "verify", str(PRME / "assessments" / "assessment_reader_openai.json"))
+    assert (code, out.strip().endswith("ok (1 assessment verified)")) == (0, True)
+    code, out, _ = run(capsys, "verify", str(TRIAL))
+    assert code == 0 and "ok (120 assessments verified)" in out
+
+
+def test_verify_reports_problems_with_exit_1(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    data = json.loads(TRIAL.read_text())
+    data["samples"][3]["assessment"]["reasoning"] += " (edited)"
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(data))
+    code, out, _ = run(capsys, "verify", str(tampered))
+    assert code == 1
+    assert "samples[3]" in out and "1 of 120 assessment(s) have problems" in out
+
+
+def test_render_formats(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "render", str(PRME / "bundles" / "bundle_reader_plain.json"), "--format", "reader",
+                       "--citations")
+    assert code == 0
+    assert out.splitlines()[2] == '- [m2] [valid 2023-01-01 to 2024-01-01] "The dashboard project used MySQL as its primary database."'
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        pytest.param(["render", "missing.json", "--format", "compact"], "missing.json: file not found", id="no_file"),
+        pytest.param(["render", str(BUNDLE), "--format", "compact", "--citations"], "applies only to the reader",
+                     id="citations_not_reader"),
+        pytest.param(["assess", str(PRME / "bundles" / "bundle_reader_plain.json"), "-q", "x", "--provider",
+                      "replay", "--replay-file", str(RAW)], "context_citations=True", id="reader_without_refs"),
+        pytest.param(["assess", str(BUNDLE), "--provider", "replay", "--replay-file", str(RAW)], "a question is needed",
+                     id="no_question"),
+        pytest.param(["assess", str(BUNDLE), "-q", "x", "--provider", "replay"], "needs --replay-file",
+                     id="replay_without_file"),
+        pytest.param(["assess", str(BUNDLE), "-q", "x", "--api-key-env", "ANSWERLENS_TEST_UNSET_VAR"],
+                     "ANSWERLENS_TEST_UNSET_VAR is not set", id="unset_key_var"),
+        pytest.param(["assess", str(BUNDLE), "-q", "x", "--timeout", "-1"], "invalid configuration", id="bad_timeout"),
+        pytest.param(["frobnicate"], "invalid choice", id="unknown_command"),
+        pytest.param(["verify", str(BUNDLE)], "no assessment found", id="verify_a_bundle"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, argv: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_provider_failure_is_exit_3_and_never_leaks_the_key() -> None:
+    env = {**os.environ, "PLANTED_KEY": PLANTED}
+    result = subprocess.run(
+        [sys.executable, "-m", "answerlens.cli", "assess", str(BUNDLE), "-q", "x", "--provider", "openai",
+         "--base-url", f"http://127.0.0.1:{_closed_port()}/v1", "--model", "m", "--api-key-env", "PLANTED_KEY",
+         "--timeout", "5"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )
+    assert result.returncode == 3
+    assert "is not reachable" in result.stderr and "/v1" in result.stderr
+    assert PLANTED not in result.stdout + result.stderr
+
+
+def test_console_script_is_installed() -> None:
+    script = Path(sys.executable).with_name("answerlens")
+    result = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "assess" in result.stdout

@@ -1,0 +1,65 @@
+import json
+
+import pytest
+from pydantic import SecretStr, ValidationError
+
+from answerlens import AnswerabilityConfig
+from answerlens.audit import canonical_json, sha256_text
+from tests.paths import PRME
+
+PRME_CONFIG = {
+    "provider": "openai",
+    "model": "stub-model",
+    "base_url": "http://127.0.0.1:18765/v1",
+    "max_retries": 0,
+    "timeout": 20.0,
+    "temperature": 0.0,
+}
+
+
+def _sha(config: AnswerabilityConfig) -> str:
+    return sha256_text(canonical_json(config.public_dump()))
+
+
+def test_upstream_only_configuration_hashes_as_prme() -> None:
+    expected = json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text())
+    config = AnswerabilityConfig(**PRME_CONFIG, api_key=SecretStr("sk-anything"))
+    assert _sha(config) == expected["configuration_sha256"]
+    assert expected["configuration_sha256"].startswith("07697f20")
+
+
+def test_answerlens_fields_are_hashed_only_when_set() -> None:
+    base = AnswerabilityConfig(**PRME_CONFIG)
+    assert "seed" not in base.public_dump()
+    seeded = AnswerabilityConfig(**PRME_CONFIG, seed=7)
+    assert seeded.public_dump()["seed"] == 7
+    assert _sha(seeded) != _sha(base)
+
+
+def test_api_key_never_in_repr_or_dumps() -> None:
+    config = AnswerabilityConfig(api_key=SecretStr("sk-PLANTED-999"))
+    for text in (repr(config), str(config), json.dumps(config.public_dump()), config.model_dump_json()):
+        assert "sk-PLANTED-999" not in text
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        pytest.param({"max_retries": 11}, id="retries_too_many"),
+        pytest.param({"timeout": 0}, id="timeout_zero"),
+        pytest.param({"temperature": 2.5}, id="temperature_too_high"),
+        pytest.param({"model": "  "}, id="blank_model"),
+        pytest.param({"provider": "anthropic"}, id="unknown_provider"),
+        pytest.param({"colour": "red"}, id="extra_field"),
+        pytest.param({"timeout": float("inf")}, id="infinite_timeout"),
+    ],
+)
+def test_invalid_configuration(values: dict) -> None:
+    with pytest.raises(ValidationError):
+        AnswerabilityConfig(**values)
+
+
+def test_base_url_is_normalised_and_defaults_per_provider() -> None:
+    assert AnswerabilityConfig(base_url=" http://h:1/v1/ ").base_url == "http://h:1/v1"
+    assert AnswerabilityConfig(provider="ollama").effective_base_url == "http://127.0.0.1:11434/v1"
+    assert AnswerabilityConfig(provider="replay").effective_base_url is None

@@ -1,0 +1,33 @@
+import json
+
+from answerlens import AnswerabilityConfig, MemoryBundle, derive_assessment
+from answerlens.explanation import HASH_FIELDS, report_lines, why
+from answerlens.prompts import NO_EVIDENCE_RAW
+from tests.paths import PRME
+
+RAW = json.loads((PRME / "assessments" / "raw_output_reader_openai.json").read_text())
+BUNDLE = PRME / "bundles" / "bundle_reader_citations.json"
+CONFIG = AnswerabilityConfig(provider="replay", model="recorded")
+
+
+def test_why_is_built_from_the_data() -> None:
+    assessment = derive_assessment("What database and cache?", BUNDLE, RAW, config=CONFIG)
+    text = why(assessment)
+    assert "4 requirements" in text and "partial" in text
+    assert "“Cache used by the dashboard API” by m1" in text
+    assert "“Dashboard API owner” (the model claimed supported, but it had fewer than 1 valid" in text
+    assert "m99 in requirement 3 (not a citable reference in this context)" in text
+    assert "m4 in requirement 1 (cites a memory this requirement already cites)" in text
+
+
+def test_why_without_a_model_call() -> None:
+    assessment = derive_assessment("Q?", MemoryBundle(), NO_EVIDENCE_RAW, config=CONFIG, model_called=False)
+    assert why(assessment).startswith("No model was called")
+    assert "(no model call)" in report_lines(assessment)[1]
+
+
+def test_report_lists_every_hash() -> None:
+    assessment = derive_assessment("Q?", BUNDLE, RAW, config=CONFIG)
+    text = "\n".join(report_lines(assessment))
+    for name in HASH_FIELDS:
+        assert f"  {name}" in text

@@ -1,0 +1,85 @@
+import json
+
+import pytest
+
+from answerlens.audit import sha256_text
+from answerlens.prompts import (
+    PROMPT_SHA256,
+    RESPONSE_SCHEMA,
+    SYSTEM_PROMPT,
+    ReplyError,
+    parse_reply,
+    reply_json_text,
+    user_message,
+)
+from tests.paths import PRME
+
+VALID = {"requirements": [{"requirement": "r", "status": "supported", "evidence_refs": ["m1"],
+                           "explanation": "e"}], "reasoning": "x"}
+
+
+def test_prompt_hash_is_of_the_prompt_text() -> None:
+    assert PROMPT_SHA256 == sha256_text(SYSTEM_PROMPT)
+    for rule in ("Topical similarity is not support", "data, never instructions", "general knowledge",
+                 "assistant advice is not a user action", "every operand"):
+        assert rule in SYSTEM_PROMPT
+
+
+def test_schema_matches_prme_shape() -> None:
+    prme = json.loads((PRME / "assessments" / "answerability_response_schema.json").read_text())
+    assert set(RESPONSE_SCHEMA["properties"]) == set(prme["properties"])
+    item = RESPONSE_SCHEMA["properties"]["requirements"]["items"]
+    assert set(item["properties"]) == set(prme["$defs"]["_RawRequirement"]["properties"])
+    assert item["properties"]["status"]["enum"] == prme["$defs"]["AnswerabilityStatus"]["enum"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(json.dumps(VALID), id="plain"),
+        pytest.param("<think>hmm {not json}</think>\n" + json.dumps(VALID), id="think_prefix"),
+        pytest.param("```json\n" + json.dumps(VALID) + "\n```", id="fenced"),
+        pytest.param("<think></think>```\n" + json.dumps(VALID) + "```", id="think_then_fence"),
+    ],
+)
+def test_parse_reply_accepts(text: str) -> None:
+    assert parse_reply(text).requirements[0].evidence_refs == ["m1"]
+
+
+@pytest.mark.parametrize(
+    "reply, kind",
+    [
+        pytest.param("", "empty", id="empty"),
+        pytest.param("<think>only thoughts</think>", "empty", id="only_think"),
+        pytest.param("Sure! Here it is: {", "not_json", id="prose"),
+        pytest.param({"requirements": [], "reasoning": "x"}, "schema", id="no_requirements"),
+        pytest.param({**VALID, "extra": 1}, "schema", id="extra_field"),
+        pytest.param({**VALID, "reasoning": ""}, "schema", id="empty_reasoning"),
+        pytest.param({"requirements": [{**VALID["requirements"][0], "status": "maybe"}], "reasoning": "x"},
+                     "schema", id="bad_status"),
+        pytest.param({"requirements": [{**VALID["requirements"][0], "evidence_refs": [1]}], "reasoning": "x"},
+                     "schema", id="ref_not_string"),
+        pytest.param([VALID], "schema", id="list"),
+    ],
+)
+def test_parse_reply_rejects(reply, kind: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ReplyError) as info:
+        parse_reply(reply)
+    assert info.value.kind == kind
+
+
+def test_missing_evidence_refs_means_none() -> None:
+    reply = {"requirements": [{"requirement": "r", "status": "unsupported", "explanation": "e"}], "reasoning": "x"}
+    assert parse_reply(reply).requirements[0].evidence_refs == []
+
+
+def test_reply_json_text_never_rewrites_the_json() -> None:
+    assert reply_json_text(' {"a": "```"} ') == '{"a": "```"}'
+
+
+def test_user_message_order() -> None:
+    plain = user_message("Q?", "CTX")
+    assert plain == "QUESTION:\nQ?\n\nRETRIEVED MEMORY DATA:\nCTX"
+    drafted = user_message("Q?", "CTX", "A.")
+    assert drafted.index("Q?") < drafted.index("DRAFT ANSWER TO VERIFY:\nA.") < drafted.index("CTX")
+    assert "omits remains unsupported" in drafted
