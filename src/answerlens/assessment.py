@@ -13,7 +13,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict
 
 from answerlens.audit import assessment_sha256, canonical_json, evaluation_id, sha256_text
-from answerlens.bundle import ContextFormat, MemoryBundle, load_bundle
+from answerlens.bundle import ContextFormat, load_bundle
 from answerlens.citations import CitationDecision, check_requirement, label_sites, valid_references
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError

@@ -1,4 +1,4 @@
-"""The ``answerlens`` command line: assess, verify, render.
+"""The ``answerlens`` command line: assess, verify, render, trial, trial-report.
 
 Exit codes: 0 ok, 1 verification problems, 2 bad input, 3 provider failure. Errors are one line on stderr.
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -24,6 +25,9 @@ from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.explanation import report_lines
 from answerlens.render import render_bundle
 from answerlens.samples import Sample, is_sample
+from answerlens.summary import load_gates, read_trial
+from answerlens.summary import report_lines as trial_report_lines
+from answerlens.trials import Progress, load_dataset, run_trial
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_BAD_INPUT, EXIT_PROVIDER = 0, 1, 2, 3
 
@@ -45,15 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     assess.add_argument("bundle", help="bundle or sample JSON file")
     assess.add_argument("-q", "--question", help="the question (default: the sample's question)")
     assess.add_argument("--answer", help="a draft answer to check claim by claim")
-    assess.add_argument("--provider", choices=["ollama", "openai", "replay"], default="ollama")
-    assess.add_argument("--model", help="model name (default: qwen3.5:9b; replay: the sample's)")
-    assess.add_argument("--base-url", help="server base URL, e.g. http://127.0.0.1:11434/v1")
-    assess.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    _add_provider_options(assess, ["ollama", "openai", "replay"])
     assess.add_argument("--replay-file", type=Path, metavar="RAW.json", help="recorded raw reply to replay")
-    assess.add_argument("--timeout", type=float, help="seconds for the whole call (default 30)")
-    assess.add_argument("--temperature", type=float)
-    assess.add_argument("--seed", type=int)
-    assess.add_argument("--max-retries", type=int)
     assess.add_argument("--prompt-version", help="prompt identity to record (replay of another tool's run)")
     assess.add_argument("--prompt-sha256", help="prompt hash to record (with --prompt-version)")
     assess.add_argument("--json", action="store_true", help="print the assessment JSON")
@@ -63,12 +60,38 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("file", type=Path)
     verify.set_defaults(handler=_verify)
 
+    trial = commands.add_parser("trial", help="run repeated trials over a labelled dataset (resumable)")
+    trial.add_argument("dataset", type=Path, help="JSON or JSONL dataset of cases")
+    trial.add_argument("--repeats", type=int, default=3)
+    trial.add_argument("--concurrency", type=int, default=4)
+    trial.add_argument("--out", type=Path, required=True, help="run directory (rerun the same command to resume)")
+    trial.add_argument("--gates", type=Path, help="JSON mapping gate name to threshold (replaces the defaults)")
+    trial.add_argument("--fail-fast", action="store_true", help="stop at the first provider failure")
+    _add_provider_options(trial, ["ollama", "openai"])
+    trial.set_defaults(handler=_trial)
+
+    trial_report = commands.add_parser("trial-report", help="print a trial result's summary and gates")
+    trial_report.add_argument("result", type=Path, help="result.json, a run directory, or an upstream result file")
+    trial_report.add_argument("--json", action="store_true", help="print the summary as JSON")
+    trial_report.set_defaults(handler=_trial_report)
+
     render = commands.add_parser("render", help="render a bundle's records in a context format")
     render.add_argument("bundle")
     render.add_argument("--format", choices=[f.value for f in ContextFormat], required=True)
     render.add_argument("--citations", action="store_true", help="reader only: print [mN] references")
     render.set_defaults(handler=_render)
     return parser
+
+
+def _add_provider_options(parser: argparse.ArgumentParser, providers: list[str]) -> None:
+    parser.add_argument("--provider", choices=providers, default="ollama")
+    parser.add_argument("--model", help="model name (default: qwen3.5:9b; replay: the sample's)")
+    parser.add_argument("--base-url", help="server base URL, e.g. http://127.0.0.1:11434/v1")
+    parser.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    parser.add_argument("--timeout", type=float, help="seconds for the whole call (default 30)")
+    parser.add_argument("--temperature", type=float)
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--max-retries", type=int)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -219,6 +242,52 @@ def _assessments_in(data: Any) -> list[tuple[str, Any]]:
     if isinstance(data, dict) and "verdict" in data:
         return [("assessment", data)]
     return []
+
+
+def _trial(args: argparse.Namespace) -> int:
+    dataset = load_dataset(args.dataset)
+    gates = load_gates(args.gates) if args.gates else None
+    config = _config(args, None)
+    total = len(dataset.cases) * args.repeats
+    print(f"{args.dataset}: {len(dataset.cases)} cases x {args.repeats} repeats = {total} samples "
+          f"at concurrency {args.concurrency} -> {args.out}", file=sys.stderr)
+    try:
+        outcome = asyncio.run(run_trial(dataset, config, repeats=args.repeats, out=args.out,
+                                        concurrency=args.concurrency, gates=gates, fail_fast=args.fail_fast,
+                                        progress=_print_progress))
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return _fail(130, f"interrupted; finished samples are saved in {args.out} — rerun the same command to resume")
+    print(file=sys.stderr)
+    if outcome.result_path is None:
+        return _fail(EXIT_PROVIDER, f"stopped at the first provider failure (--fail-fast); {outcome.new_samples} "
+                     f"new sample(s) saved in {args.out}; rerun to resume")
+    print(f"{outcome.new_samples} new, {outcome.reused_samples} resumed, {outcome.errors} error sample(s); "
+          f"result: {outcome.result_path}", file=sys.stderr)
+    report = read_trial(outcome.result_path)
+    print("\n".join(trial_report_lines(report)))
+    return EXIT_OK if report.gates is None or report.gates["passed"] else EXIT_PROBLEMS
+
+
+def _print_progress(progress: Progress) -> None:
+    eta = f"{progress.eta:.0f}s" if progress.eta is not None else "?"
+    line = (f"{progress.done}/{progress.total}  errors {progress.errors}  {progress.rate:.2f}/s  ETA {eta}  "
+            f"{progress.last}")
+    if sys.stderr.isatty():
+        print("\r" + line[:150].ljust(150), end="", file=sys.stderr, flush=True)
+    else:
+        print(line, file=sys.stderr, flush=True)
+
+
+def _trial_report(args: argparse.Namespace) -> int:
+    report = read_trial(args.result)
+    if args.json:
+        print(json.dumps(report.summary, indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(trial_report_lines(report)))
+    if report.summary_matches is False:
+        return EXIT_PROBLEMS
+    return EXIT_OK if report.gates is None or report.gates["passed"] else EXIT_PROBLEMS
 
 
 def _render(args: argparse.Namespace) -> int:

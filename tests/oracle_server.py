@@ -1,0 +1,92 @@
+"""A loopback OpenAI-compatible/Ollama server that answers each question from a table (trials, benchmarks).
+
+The reply for a request is chosen by the QUESTION line of its user message, so concurrent requests from a
+trial run get their own scripted judgement. A question mapped to an int answers with that HTTP status.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def judgement(*requirements: tuple[str, str, list[str]], reasoning: str = "scripted") -> dict[str, Any]:
+    """A raw reply from (requirement, status, evidence_refs) triples."""
+    return {
+        "requirements": [
+            {"requirement": text, "status": status, "evidence_refs": refs, "explanation": f"{text}: {status}"}
+            for text, status, refs in requirements
+        ],
+        "reasoning": reasoning,
+    }
+
+
+def question_of(body: Mapping[str, Any]) -> str:
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    return user.split("QUESTION:\n", 1)[1].split("\n\n", 1)[0]
+
+
+class OracleServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, replies: Mapping[str, Any], delay: float) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.replies = dict(replies)
+        self.delay = delay
+        self.requests: Counter[str] = Counter()
+        self.lock = threading.Lock()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: OracleServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        return
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        question = question_of(body)
+        with self.server.lock:
+            self.server.requests[question] += 1
+        if self.server.delay:
+            time.sleep(self.server.delay)
+        reply = self.server.replies.get(question)
+        if isinstance(reply, int):
+            self._send(reply, {"error": {"message": f"scripted failure {reply}"}})
+            return
+        content = json.dumps(reply if reply is not None else judgement(("unknown", "unsupported", [])))
+        if self.path.endswith("/api/chat"):
+            self._send(200, {"message": {"role": "assistant", "content": content}, "done": True, "done_reason": "stop"})
+        else:
+            self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                          "finish_reason": "stop"}]})
+
+    def _send(self, status: int, payload: Any) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@contextmanager
+def oracle_server(replies: Mapping[str, Any], *, delay: float = 0.0) -> Iterator[OracleServer]:
+    server = OracleServer(replies, delay)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
