@@ -2,9 +2,11 @@
 
 import streamlit as st
 
-st.set_page_config(page_title="answerlens", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="answerlens", page_icon=":material/manage_search:", layout="wide")
 st.navigation(
     [
-        st.Page("pages/inspect.py", title="Inspect", icon="🔎", default=True),
+        st.Page("pages/inspect.py", title="Inspect", icon=":material/manage_search:", default=True),
+        st.Page("pages/packing.py", title="Packing", icon=":material/view_agenda:"),
+        st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
     ]
 ).run()

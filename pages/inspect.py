@@ -1,6 +1,31 @@
-"""Inspect page (placeholder until the app issue lands): the CLI report of a sample."""
+"""Inspect: pick a bundle and a question, assess, and see why, with citations highlighted in the context."""
+
+from pathlib import Path
 
 import streamlit as st
 
-st.title("answerlens")
-st.write("The inspection app is being built; use `answerlens assess` meanwhile.")
+from answerlens.ui import endpoint, result_view, source_picker
+
+APP_ROOT = Path(__file__).resolve().parents[1]
+
+st.title("Inspect")
+st.caption("Does the packed evidence establish what the question asks? See the verdict, and why.")
+
+source = source_picker.pick("inspect", APP_ROOT)
+source_picker.prefill("inspect", source)
+choice = endpoint.panel("inspect", source)
+
+if source is not None:
+    ask, draft = st.columns(2)
+    question = ask.text_area("Question", key="inspect.question", height=80)
+    answer = draft.text_area("Draft answer (optional: its claims are checked too)", key="inspect.answer",
+                             height=80)
+    ready = bool(question.strip()) and choice.config is not None
+    if st.button("Assess", type="primary", key="inspect.assess", disabled=not ready,
+                 help=None if ready else "type a question and set the endpoint first"):
+        result_view.assess("inspect", choice, source, question, answer if answer.strip() else None)
+
+if not result_view.show_failure("inspect"):
+    entry = result_view.history_picker("inspect")
+    if entry is not None:
+        result_view.show("inspect", entry)

@@ -1,0 +1,86 @@
+"""Downloads: the assessment JSON, the model's raw reply, and the requirements as CSV (pure)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from answerlens.assessment import AnswerabilityAssessment
+from answerlens.audit import sha256_text
+from answerlens.citations import Decision
+
+
+@dataclass(frozen=True)
+class Download:
+    data: str
+    file_name: str
+    mime: str
+    note: str | None = None
+
+
+def _stem(assessment: AnswerabilityAssessment) -> str:
+    return assessment.evaluation_id[:12]
+
+
+def assessment_json(assessment: AnswerabilityAssessment) -> Download:
+    return Download(assessment.model_dump_json(indent=2), f"assessment-{_stem(assessment)}.json", "application/json")
+
+
+def recorded_text(reply: str | dict[str, Any]) -> str:
+    """The text the replay engine sends for a recorded reply (what ``raw_output_sha256`` hashes)."""
+    return reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
+
+
+def raw_reply(assessment: AnswerabilityAssessment, raw_text: str | None) -> Download | None:
+    """The exact reply text when we have it and it matches ``raw_output_sha256``; else the parsed reply."""
+    if not assessment.model_called or assessment.raw_output is None:
+        return None
+    name = f"raw-reply-{_stem(assessment)}.json"
+    if raw_text is not None and sha256_text(raw_text) == assessment.raw_output_sha256:
+        return Download(raw_text, name, "application/json", "exact reply text (matches raw_output_sha256)")
+    return Download(
+        json.dumps(assessment.raw_output, indent=2, ensure_ascii=False),
+        name,
+        "application/json",
+        "parsed reply: same content, but not the exact bytes raw_output_sha256 was computed over",
+    )
+
+
+CSV_COLUMNS = (
+    "index", "requirement", "claimed_status", "status", "accepted_refs", "evidence_ids", "discarded", "explanation",
+)
+
+
+def cell(text: str) -> str:
+    """Model text that a spreadsheet would run as a formula gets a leading apostrophe (OWASP advice)."""
+    return f"'{text}" if text[:1] in _FORMULA_STARTS else text
+
+
+_FORMULA_STARTS = frozenset("=+-@\t\r")
+
+
+def requirements_csv(assessment: AnswerabilityAssessment) -> Download:
+    """One row per requirement; discarded tokens as ``token (reason)`` joined by ``; ``."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CSV_COLUMNS)
+    for index, item in enumerate(assessment.requirements):
+        discarded = [
+            f"{citation.normalized or repr(citation.token)} ({citation.reason.value if citation.reason else ''})"
+            for citation in item.citations
+            if citation.decision == Decision.DISCARDED
+        ]
+        writer.writerow([
+            index,
+            cell(item.requirement),
+            item.claimed_status.value if item.claimed_status else "",
+            item.status.value,
+            " ".join(item.evidence_refs),
+            " ".join(str(memory_id) for memory_id in item.evidence_ids),
+            cell("; ".join(discarded)),
+            cell(item.explanation),
+        ])
+    return Download(buffer.getvalue(), f"requirements-{_stem(assessment)}.csv", "text/csv")

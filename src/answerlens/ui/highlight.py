@@ -1,0 +1,159 @@
+"""Where to highlight in a rendered context: line tints and citation marks, computed as spans (pure).
+
+The renderer in ``markup`` only draws what this module decides. One pass over the lines and one sort of
+the spans keeps it linear in the context length, so a 100k-character context with hundreds of citations
+is cheap to redraw on every rerun.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from answerlens.citations import CitationDecision, Decision, DiscardReason
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One cited token as the highlighting shows it."""
+
+    requirement: int
+    ref: str
+    """The normalised token (what ``data-ref`` carries)."""
+    decision: Decision
+    reason: DiscardReason | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.decision == Decision.ACCEPTED
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A run of one line's text; ``marks`` are the citations covering all of it (outermost first)."""
+
+    start: int
+    end: int
+    marks: tuple[Mark, ...] = ()
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int
+    """1-based."""
+    start: int
+    end: int
+    requirements: tuple[int, ...]
+    """Requirements with an accepted citation on this line, ascending: the line's tint comes from them."""
+    segments: tuple[Segment, ...]
+
+
+@dataclass(frozen=True)
+class Highlight:
+    lines: tuple[Line, ...]
+    unplaced: dict[int, tuple[Mark, ...]]
+    """Per requirement: cited tokens that do not sit in the context (unknown refs, empty tokens)."""
+
+    @property
+    def marks(self) -> int:
+        return sum(len(segment.marks) for line in self.lines for segment in line.segments)
+
+
+def highlight(
+    context: str,
+    citations: Sequence[Sequence[CitationDecision]],
+    *,
+    only: int | None = None,
+) -> Highlight:
+    """Tints and marks for ``context`` given each requirement's citation decisions.
+
+    ``citations[i]`` are requirement ``i``'s decisions; ``only`` narrows everything to one requirement.
+    A span outside the context is treated as not located (its token becomes unplaced).
+    """
+    size = len(context)
+    by_span: dict[tuple[int, int], list[Mark]] = defaultdict(list)
+    tints: dict[int, set[int]] = defaultdict(set)
+    unplaced: dict[int, list[Mark]] = {}
+    for index, decisions in enumerate(citations):
+        if only is not None and index != only:
+            continue
+        for decision in decisions:
+            mark = Mark(index, decision.normalized, decision.decision, decision.reason)
+            span = decision.span
+            if span is None or not 0 <= span.start < span.end <= size:
+                unplaced.setdefault(index, []).append(mark)
+                continue
+            if mark not in by_span[(span.start, span.end)]:
+                by_span[(span.start, span.end)].append(mark)
+            if mark.accepted and decision.line is not None:
+                tints[decision.line.start].add(index)
+    spans = sorted(by_span)
+    lines: list[Line] = []
+    cursor = 0  # index into spans: the first span that may still touch the current line
+    start = 0
+    number = 1
+    while True:
+        end = context.find("\n", start)
+        if end < 0:
+            end = size
+        while cursor < len(spans) and spans[cursor][1] <= start:
+            cursor += 1
+        stop = cursor
+        while stop < len(spans) and spans[stop][0] < end:
+            stop += 1
+        here = [(max(s, start), min(e, end), by_span[(s, e)]) for s, e in spans[cursor:stop] if e > start]
+        lines.append(
+            Line(number, start, end, tuple(sorted(tints.get(start, ()))), _segments(start, end, here))
+        )
+        if end >= size:
+            break
+        start = end + 1
+        number += 1
+    return Highlight(tuple(lines), {index: tuple(marks) for index, marks in unplaced.items()})
+
+
+def _segments(start: int, end: int, spans: list[tuple[int, int, list[Mark]]]) -> tuple[Segment, ...]:
+    """Cut one line at every span boundary; each piece carries the marks of the spans covering it.
+
+    Accepted marks go innermost so their colour shows; a discarded mark around them stays visible as
+    an outline.
+    """
+    if not spans:
+        return (Segment(start, end),)
+    cuts = sorted({start, end, *(s for s, _, _ in spans), *(e for _, e, _ in spans)})
+    segments: list[Segment] = []
+    for left, right in zip(cuts, cuts[1:], strict=False):
+        covering = [mark for s, e, marks in spans if s <= left and right <= e for mark in marks]
+        covering.sort(key=lambda mark: (mark.accepted, mark.requirement))
+        segments.append(Segment(left, right, tuple(covering)))
+    return tuple(segments)
+
+
+def requirement_rows(requirements: Sequence[Any]) -> list[dict[str, Any]]:
+    """Rows for the requirements table: each cited token as a ``(mark, located)`` pair, split by decision.
+
+    Works on answerlens requirements; PRME's (no per-citation decisions) show their accepted refs only.
+    """
+    rows = []
+    for index, requirement in enumerate(requirements):
+        accepted: list[tuple[Mark, bool]] = []
+        discarded: list[tuple[Mark, bool]] = []
+        for decision in requirement.citations:
+            mark = Mark(index, decision.normalized, decision.decision, decision.reason)
+            (accepted if mark.accepted else discarded).append((mark, decision.span is not None))
+        if not requirement.citations:
+            accepted = [(Mark(index, ref, Decision.ACCEPTED), False) for ref in requirement.evidence_refs]
+        rows.append(
+            {
+                "index": index,
+                "requirement": requirement.requirement,
+                "claimed": requirement.claimed_status.value if requirement.claimed_status else None,
+                "status": requirement.status.value,
+                "explanation": requirement.explanation,
+                "accepted": accepted,
+                "discarded": discarded,
+            }
+        )
+    return rows
