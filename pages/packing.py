@@ -1,0 +1,5 @@
+"""packing page (being built)."""
+
+import streamlit as st
+
+st.title("Packing")
