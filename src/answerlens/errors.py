@@ -6,6 +6,7 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     ├── BundleError (ValueError)     a bundle could not be loaded: says what is wrong and where
     ├── DatasetError (ValueError)    a trial dataset or result file is invalid: names the case and field
     ├── TrialError                   a trial run cannot proceed (e.g. resuming into another run's samples)
+    ├── LocalModelError              the embedded llama.cpp server cannot start (runtime, GGUF, port)
     └── AnswerabilityError (RuntimeError)
                                      the provider failed or returned no valid assessment; never a verdict
 
@@ -41,6 +42,10 @@ class DatasetError(AnswerlensError, ValueError):
 
 class TrialError(AnswerlensError):
     """A trial run cannot proceed as asked."""
+
+
+class LocalModelError(AnswerlensError):
+    """The embedded model server cannot start; the message says what to install or change."""
 
 
 class AnswerabilityError(AnswerlensError, RuntimeError):
