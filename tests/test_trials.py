@@ -270,3 +270,13 @@ def test_gates_file(tmp_path: Path) -> None:
     bad.write_text(json.dumps({"vibes_min": 1}))
     with pytest.raises(DatasetError, match="unknown gate 'vibes_min'"):
         load_gates(bad)
+
+
+@pytest.mark.parametrize("name", ["questions.json", "drafts.jsonl"])
+def test_shipped_datasets_are_valid(name: str) -> None:
+    dataset = load_dataset(REPO / "sample_bundles" / "trials" / name)
+    assert len(dataset.cases) >= 12
+    assert {item.case.label for item in dataset.cases} == {"answerable", "unanswerable"}
+    if name.startswith("drafts"):
+        assert dataset.all_drafts
+        assert {item.case.answer_label for item in dataset.cases} == {"correct", "incorrect"}
