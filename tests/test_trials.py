@@ -14,6 +14,7 @@ from answerlens import AnswerabilityConfig, DatasetError, TrialError
 from answerlens.summary import load_gates, read_trial
 from answerlens.trials import load_dataset, run_trial, sample_filename
 from tests.oracle_server import judgement, oracle_server
+from tests.paths import REPO
 
 BUNDLE = {"records": [{"text": "The API uses Postgres 16."}, {"text": "The cache is Redis 7."}]}
 SUPPORTED = judgement(("Database", "supported", ["m1"]))
