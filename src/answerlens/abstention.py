@@ -29,6 +29,7 @@ async def should_abstain(
     except Exception as exc:
         if raise_on_error:
             raise
-        logger.warning("should_abstain failed open (returned False): %s", type(exc).__name__)
+        # Our errors are already redacted, so their text is safe to log and says what to fix.
+        logger.warning("should_abstain failed open (returned False): %s: %s", type(exc).__name__, exc)
         return False
     return assessment.should_abstain
