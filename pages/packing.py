@@ -1,5 +1,26 @@
-"""packing page (being built)."""
+"""Packing: one bundle's records in every context format, whether each can be assessed, and where a reply's
+citations would be accepted or discarded."""
+
+from pathlib import Path
 
 import streamlit as st
 
+from answerlens.ui import packing, packing_view, source_picker
+
+APP_ROOT = Path(__file__).resolve().parents[1]
+
 st.title("Packing")
+st.caption("The same records rendered as reader (citations on and off), auditable and compact: what a model "
+           "would see, what it costs, and whether it can be assessed.")
+
+source = source_picker.pick("packing", APP_ROOT)
+if source is not None:
+    renderings = packing.render_all(source.bundle)
+    packing_view.renderings(renderings, source.bundle)
+
+    st.subheader("A reply's citations under each format")
+    st.caption("Tokens are judged exactly as the engine would judge them against each rendering; a reply "
+               "written for one format usually cites tokens that another format does not contain.")
+    reply, name = packing_view.reply_picker("packing", source)
+    if reply is not None:
+        packing_view.matrix(renderings, reply)

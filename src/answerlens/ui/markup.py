@@ -57,7 +57,8 @@ STYLE = """<style>
 .al-recorded{display:inline-block;background:#fff3bf;color:#5c3c00;border:1px solid #e8c35a;border-radius:4px;
   padding:0 6px;font-weight:600}
 .al-why{line-height:1.5}
-.al-table{border-collapse:collapse;width:100%;font-size:0.82rem;table-layout:fixed}
+.al-table{border-collapse:collapse;width:100%;font-size:0.82rem}
+.al-table.al-fixed{table-layout:fixed}
 .al-table td{overflow-wrap:anywhere}
 .al-table th{text-align:left;border-bottom:2px solid #d0d7de;padding:4px 6px;white-space:nowrap}
 .al-table td{border-bottom:1px solid #e6e8eb;padding:4px 6px;vertical-align:top}
@@ -69,7 +70,7 @@ STYLE = """<style>
 .al-hashes code{user-select:all;-webkit-user-select:all;overflow-wrap:anywhere;background:none;color:inherit}
 .al-copy{font-size:0.7rem;border:1px solid #d0d7de;border-radius:4px;background:#f6f8fa;cursor:pointer;
   padding:1px 6px;color:#1f2328}
-.al-notice{border-radius:6px;padding:10px 14px;border-left:5px solid;margin:4px 0}
+.al-notice{border-radius:6px;padding:10px 14px;border-left:5px solid;margin:4px 0;overflow-wrap:anywhere}
 .al-notice .al-remedy{margin-top:4px}
 .al-notice pre{white-space:pre-wrap;margin:4px 0 0;font-size:0.8rem}
 </style>"""
@@ -199,7 +200,7 @@ def requirements_html(rows: Iterable[Mapping[str, Any]]) -> str:
     head = ('<tr><th style="width:2.2em">#</th><th style="width:27%">requirement</th>'
             '<th style="width:17%">claimed → final</th><th style="width:12%">accepted</th>'
             '<th style="width:17%">discarded</th><th>explanation</th></tr>')
-    return f'{STYLE}<table class="al-table"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
+    return f'{STYLE}<table class="al-table al-fixed"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
 
 
 # --- audit --------------------------------------------------------------------------------------------
@@ -263,3 +264,24 @@ def notice_html(kind: str, title: str, detail: str | None = None, remedy: str | 
         parts.append(f"<pre><code>{esc(code)}</code></pre>")
     return (f'{STYLE}<div class="al-notice" data-notice="{kind}" role="alert" '
             f'style="border-left-color:{edge};background-color:{soft};color:#1f2328">{"".join(parts)}</div>')
+
+
+# --- tables for the Packing and Compare pages ---------------------------------------------------------
+
+OUTCOME_COLOURS = {True: ("#ebfbee", "#2b8a3e"), False: ("#fff5f5", "#c92a2a"), None: ("transparent", "#57606a")}
+
+
+def outcome_cell(text: str, accepted: bool | None, attrs: str = "") -> str:
+    soft, strong = OUTCOME_COLOURS[accepted]
+    return f'<td {attrs} style="background-color:{soft};color:{strong}">{esc(text)}</td>'
+
+
+def table_html(head: Sequence[str], rows: Iterable[str], *, css: str = "al-table") -> str:
+    """A table from escaped header labels and prebuilt ``<td>`` row bodies."""
+    header = "".join(f"<th>{esc(label)}</th>" for label in head)
+    body = "".join(f"<tr>{row}</tr>" for row in rows)
+    return f'{STYLE}<table class="{css}"><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def cell(value: Any, attrs: str = "") -> str:
+    return f"<td {attrs}>{esc(value)}</td>" if attrs else f"<td>{esc(value)}</td>"

@@ -97,7 +97,7 @@ def from_text(text: str, name: str = "pasted JSON") -> Source:
 def check_size(size: int, name: str) -> None:
     if size > MAX_BUNDLE_BYTES:
         raise BundleError(
-            f"file is {size / 1e6:.1f} MB; the limit is {MAX_BUNDLE_BYTES / 1e6:.0f} MB — pack fewer records",
+            f"file is {size / 2**20:.1f} MB; the limit is {MAX_BUNDLE_BYTES / 2**20:.0f} MB — pack fewer records",
             source=name,
         )
 
