@@ -31,6 +31,8 @@ class Reply:
     close: bool = False
     """Close the connection without sending any response."""
     content_type: str = "application/json"
+    headers: tuple[tuple[str, str], ...] = ()
+    """Extra response headers, e.g. ``(("Retry-After", "7"),)``."""
 
 
 @dataclass(frozen=True)
@@ -206,6 +208,8 @@ class ScriptedServer:
                 self.send_response(reply.status)
                 self.send_header("Content-Type", reply.content_type)
                 self.send_header("Content-Length", str(len(reply.body)))
+                for name, value in reply.headers:
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(reply.body)
 

@@ -277,7 +277,8 @@ FAILURES = [
     pytest.param("ollama", [ollama_error(f'"{MODEL}" does not support thinking', 400)], {"think": True},
                  "thinking_unsupported", "think=false", 1, id="thinking_unsupported_when_configured"),
     pytest.param("ollama", [ollama_error(f'"{MODEL}" does not support thinking', 400)] * 2, {},
-                 "thinking_unsupported", "think=false", 2, id="thinking_unsupported_even_without_think"),
+                 "thinking_unsupported", "does not support thinking", 2,
+                 id="thinking_unsupported_even_without_think"),
     pytest.param("ollama", [ollama_error("unauthorized", 401)], {}, "unauthorized", "API key", 1,
                  id="ollama_401"),
     pytest.param("openai", [openai_error("Incorrect API key provided", 401)], {}, "unauthorized", "API key", 1,
@@ -285,6 +286,8 @@ FAILURES = [
     pytest.param("openai", [openai_error("forbidden", 403)], {}, "unauthorized", "API key", 1, id="openai_403"),
     pytest.param("openai", [openai_error("Rate limit reached", 429)], {}, "rate_limited", "wait", 1,
                  id="openai_429"),
+    pytest.param("openai", [Reply(429, b'{"error": {"message": "slow down"}}', headers=(("Retry-After", "7"),))],
+                 {}, "rate_limited", "wait 7 s and retry", 1, id="openai_429_retry_after"),
     pytest.param("ollama", [ollama_error("server busy, please try again", 429)], {}, "rate_limited", "wait", 1,
                  id="ollama_429"),
     pytest.param("ollama", [ollama_error("llama runner process has terminated", 500)], {}, "server_error",
@@ -411,6 +414,18 @@ async def test_api_key_only_in_the_authorization_header(scripted_server: Scripte
     assert SECRET not in repr(cfg) and SECRET not in str(cfg.public_dump())
     assert SECRET not in caplog.text
     assert caplog.records  # the log was captured, so its silence about the key means something
+
+
+@pytest.mark.parametrize("variable", ["HTTP_PROXY", "http_proxy", "ALL_PROXY"])
+async def test_environment_proxy_is_not_used_for_a_loopback_server(
+    scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch, variable: str,
+) -> None:
+    # The proxy points nowhere; reaching the scripted server proves the request went direct.
+    monkeypatch.setenv(variable, f"http://127.0.0.1:{closed_port()}")
+    scripted_server.script("/api/chat", ollama_chat(VALID))
+    scripted_server.always("/api/tags", json_reply({"models": [{"name": MODEL}]}))
+    assert (await assess(config(scripted_server))).verdict.value == "answerable"
+    assert await list_models(config(scripted_server)) == [MODEL]
 
 
 async def test_no_authorization_header_without_a_key(scripted_server: ScriptedServer) -> None:
@@ -580,9 +595,11 @@ async def test_preflight_model_found(scripted_server: ScriptedServer, model: str
     assert result.context_tokens_estimate is None and result.fits is None
     if found:
         assert result.problem is None
+        assert [r.json for r in scripted_server.requests_to("/api/show")] == [{"model": model}]
     else:
         assert f"`ollama pull {model}`" in result.problem
         assert scripted_server.base_url in result.problem
+        assert scripted_server.requests_to("/api/show") == []  # nothing to ask about a missing model
 
 
 async def test_preflight_ollama_without_version_endpoint(scripted_server: ScriptedServer) -> None:
@@ -641,6 +658,13 @@ async def test_preflight_connect_timeout_is_unreachable() -> None:
         result = await preflight(config(None, base_url=f"http://127.0.0.1:{backlog.port}/v1"), timeout=0.3)
     assert result.reachable is False
     assert "timed out" in result.problem
+
+
+async def test_preflight_silent_server_is_unreachable(scripted_server: ScriptedServer) -> None:
+    scripted_server.always("/api/tags", json_reply({"models": []}, delay=30))
+    result = await preflight(config(scripted_server), timeout=0.3)
+    assert result.reachable is False
+    assert "did not answer in time" in result.problem
 
 
 async def test_preflight_refused_listing_is_reachable_with_a_problem(scripted_server: ScriptedServer) -> None:

@@ -17,7 +17,14 @@ from answerlens.bundle import load_bundle
 from answerlens.citations import valid_references
 from answerlens.config import AnswerabilityConfig
 from answerlens.prompts import NO_EVIDENCE_RAW, PROMPT_SHA256, PROMPT_VERSION, SYSTEM_PROMPT, user_message
-from answerlens.provider import Engine, client_timeout, failures_for, make_engine, request_raw_assessment
+from answerlens.provider import (
+    Engine,
+    client_timeout,
+    failures_for,
+    make_client,
+    make_engine,
+    request_raw_assessment,
+)
 
 
 class AnswerabilityEvaluator:
@@ -46,7 +53,7 @@ class AnswerabilityEvaluator:
 
     def _ensure_engine(self) -> Engine:
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=client_timeout(self.config), transport=self._transport)
+            self._client = make_client(self.config, client_timeout(self.config), self._transport)
         if self._engine is None:
             # The engine lives as long as the client: it remembers what the server rejected (think,
             # json_schema) so later calls do not pay for the same refusal again.

@@ -7,9 +7,12 @@ base URL and model and says what to do. The API key is sent only as a header and
 from __future__ import annotations
 
 import asyncio
+import functools
+import ipaddress
 import json
 import math
 import re
+import ssl
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -133,15 +136,16 @@ class _Failures:
             return self.error("not_found", f"{self.where} answered HTTP 404: {body[:200]}",
                               "check the base URL (it should end in /v1) and the model name", body)
         if code == 400 and "does not support thinking" in lowered:
-            return self.error("thinking_unsupported",
-                              f"{self.where} does not support thinking, which the configuration asks for",
+            return self.error("thinking_unsupported", f"{self.where} does not support thinking ({body[:200]})",
                               "turn thinking off (think=false, no reasoning_effort)", body)
         if code in (401, 403):
             return self.error("unauthorized", f"{self.where} refused the request (HTTP {code}: {body[:200]})",
                               "check the API key (set it in the environment variable you pass)", body)
         if code == 429:
-            return self.error("rate_limited", f"{self.where} is rate limiting (HTTP 429)",
-                              "wait and retry, or lower the concurrency", body)
+            retry_after = response.headers.get("Retry-After", "").strip()
+            wait = f"wait {retry_after} s" if retry_after.isdigit() else "wait"
+            return self.error("rate_limited", f"{self.where} is rate limiting (HTTP 429: {body[:200]})",
+                              f"{wait} and retry, or lower the concurrency", body)
         if code >= 500:
             return self.error("server_error", f"{self.where} failed with HTTP {code}: {body[:200]}",
                               "check the server's log; retry once it is healthy", body)
@@ -459,6 +463,33 @@ def client_timeout(config: AnswerabilityConfig) -> httpx.Timeout:
     return httpx.Timeout(config.timeout + 1.0, connect=min(config.timeout / 2, 10.0))
 
 
+def make_client(config: AnswerabilityConfig, timeout: float | httpx.Timeout,
+                transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
+    """The httpx client for one configured server.
+
+    A loopback server is reached directly: an ``HTTP_PROXY`` from the environment must not carry requests
+    for a local Ollama to a proxy that cannot see it. The TLS context is built once per process, because
+    building it costs tens of milliseconds and preflight makes a client per call.
+    """
+    return httpx.AsyncClient(timeout=timeout, transport=transport, verify=_ssl_context(),
+                             trust_env=not _is_loopback(config.effective_base_url))
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    return httpx.create_ssl_context()
+
+
+def _is_loopback(url: str | None) -> bool:
+    host = httpx.URL(url).host if url else ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 # --- The endpoint panel: which models a server has and whether the context fits -------------------------
 
 CHARS_PER_TOKEN = 4.2
@@ -525,8 +556,11 @@ async def list_models(config: AnswerabilityConfig, *, timeout: float = 3.0) -> l
     """
     if config.provider == "replay":
         return []
-    async with httpx.AsyncClient(timeout=timeout) as client:
+    async with make_client(config, timeout) as client:
         return await _list_models(client, config, failures_for(config))
+
+
+_NO_ANSWER = frozenset({"connection_refused", "connect_timeout", "read_timeout", "transport"})
 
 
 def _has_model(models: list[str], model: str) -> bool:
@@ -546,17 +580,18 @@ async def preflight(
     if config.provider == "replay":
         return Preflight(reachable=True, server="recorded response", context_tokens_estimate=estimate)
     failures = failures_for(config)
-    async with httpx.AsyncClient(timeout=timeout) as client:
+    async with make_client(config, timeout) as client:
         try:
             models = await _list_models(client, config, failures)
         except AnswerabilityError as exc:
-            reachable = exc.kind not in ("connection_refused", "connect_timeout", "transport")
+            # Reachable means an HTTP answer came back, even a refusal; silence is not reachable.
+            reachable = exc.kind not in _NO_ANSWER
             return Preflight(reachable=reachable, context_tokens_estimate=estimate, problem=str(exc))
+        found = _has_model(models, config.model) if models or config.provider == "ollama" else None
         if config.provider == "ollama":
-            server, window = await _ollama_facts(client, config, failures)
+            server, window = await _ollama_facts(client, config, failures, found is True)
         else:
             server, window = await _openai_facts(client, config, failures)
-    found = _has_model(models, config.model) if models or config.provider == "ollama" else None
     fits = None
     if estimate is not None and window is not None:
         reserve = config.max_tokens or REPLY_RESERVE_TOKENS
@@ -583,8 +618,8 @@ async def _optional(client: httpx.AsyncClient, url: str, config: AnswerabilityCo
         return None
 
 
-async def _ollama_facts(client: httpx.AsyncClient, config: AnswerabilityConfig,
-                        failures: _Failures) -> tuple[str, int | None]:
+async def _ollama_facts(client: httpx.AsyncClient, config: AnswerabilityConfig, failures: _Failures,
+                        model_found: bool) -> tuple[str, int | None]:
     assert config.effective_base_url is not None
     root = ollama_root(config.effective_base_url)
     version = await _optional(client, f"{root}/api/version", config, failures)
@@ -594,6 +629,8 @@ async def _ollama_facts(client: httpx.AsyncClient, config: AnswerabilityConfig,
     if config.num_ctx is not None:
         # The request asks for this window explicitly, so it is the one that applies.
         return server, config.num_ctx
+    if not model_found:
+        return server, None
     show = await _optional(client, f"{root}/api/show", config, failures, {"model": config.model})
     return server, _ollama_context(show) if show is not None else None
 
