@@ -78,7 +78,12 @@ def _render(bundle: MemoryBundle, fmt: Format, packed_citations: bool) -> Render
     except ValueError as exc:
         return Rendering(fmt, None, "", error=str(exc), as_packed=as_packed)
     text = rendered.render().strip()
-    matches = text == bundle.render().strip() if as_packed else None
+    matches = None
+    if as_packed:
+        # Show what the model saw: the packed text, checked line by line against our rendering.
+        packed = bundle.render().strip()
+        matches = same_records(packed, text, header=_header_index(bundle))
+        rendered, text = bundle, packed
     problem = fix = None
     try:
         rendered.ensure_citable()
@@ -89,6 +94,18 @@ def _render(bundle: MemoryBundle, fmt: Format, packed_citations: bool) -> Render
         problem = "no citable references: the engine would return insufficient without calling a model"
     return Rendering(fmt, rendered, text, problem=problem, fix=fix, references=references, as_packed=as_packed,
                      matches_packed=matches)
+
+
+def _header_index(bundle: MemoryBundle) -> int:
+    return sum(1 for text in (bundle.coverage_notice, bundle.context_guidance) if text)
+
+
+def same_records(packed: str, ours: str, *, header: int) -> bool:
+    """Whether two renderings agree on every line but the one-line header (whose wording is each tool's own)."""
+    left, right = packed.split("\n"), ours.split("\n")
+    if len(left) != len(right):
+        return False
+    return all(a == b for index, (a, b) in enumerate(zip(left, right, strict=True)) if index != header)
 
 
 # --- a reply's citations under each format ------------------------------------------------------------

@@ -63,7 +63,10 @@ def sample_files(directory: Path) -> dict[str, Path]:
 
 
 def from_data(data: Any, name: str) -> Source:
-    """A sample (``question`` + ``bundle``) or any bundle shape ``load_bundle`` accepts."""
+    """A sample (``question`` + ``bundle``) or a bundle as parsed JSON (an object or a list of records)."""
+    if not isinstance(data, (dict, list)):
+        # load_bundle would take a JSON string for a file path; parsed data never names a file here.
+        raise BundleError(f"expected a JSON object or a list of records, got {type(data).__name__}", source=name)
     if is_sample(data):
         try:
             sample = Sample.model_validate(data)

@@ -1,0 +1,108 @@
+"""The Packing page (AppTest) and its pure stage: renderings, assessability, citations under each format."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from answerlens import load_bundle
+from answerlens.samples import load_sample
+from answerlens.ui.packing import FORMATS, citation_matrix, render_all, reply_from
+from tests.app.conftest import assert_clean, choose_sample, html, notices, start
+from tests.paths import PRME, SAMPLES
+
+PAGE = "pages/packing.py"
+
+
+def test_reader_without_citations_shows_the_exact_error_and_the_fix() -> None:
+    at = start(PAGE)
+    choose_sample(at, "reader_without_citations", prefix="packing")
+    (error,) = notices(at.main, "error")
+    assert "This reader-format bundle has no citation references" in error
+    assert "PackingConfig(context_format='reader', context_citations=True)" in error
+    assert "PRME_PACKING__CONTEXT_CITATIONS=true" in error and "auditable" in error
+    assert len(notices(at.main, "ok")) == 3
+    assert [c.value for c in at.code][1].startswith("Lines starting with")
+    counts = re.findall(r'data-counts="(\w+)"[^>]*>([^<]+)<', html(at))
+    assert [key for key, _ in counts] == [f.key for f in FORMATS]
+    assert all("estimate" in text for _, text in counts)
+
+
+def test_prme_bundle_reports_the_packers_exact_count_and_matches_byte_for_byte() -> None:
+    at = start(PAGE)
+    choose_sample(at, "prme_reader_citations", prefix="packing")
+    page = html(at)
+    assert "counted 238 tokens with cl100k_base" in page
+    assert "Differs from the packed context" not in page and 'data-matches-packed="true"' in page
+
+
+def test_recorded_reply_citations_under_each_format() -> None:
+    at = start(PAGE)
+    choose_sample(at, "answerable_billing_database", prefix="packing")
+    page = html(at)
+    verdicts = dict(re.findall(r'data-format-verdict="(\w+)">([^<]+)<', page))
+    assert verdicts == {"reader_cited": "answerable", "reader_plain": "cannot be assessed",
+                        "auditable": "insufficient", "compact": "answerable"}
+    assert re.search(r'data-format="auditable" data-ref="m1"[^>]*>discarded: unknown_reference<', page)
+
+
+def test_reply_from_an_uploaded_prme_assessment() -> None:
+    at = start(PAGE)
+    at.radio(key="packing.source_kind").set_value("Upload a file").run()
+    bundle = (PRME / "bundles" / "bundle_reader_citations.json").read_bytes()
+    at.file_uploader(key="packing.upload").set_value(("bundle.json", bundle, "application/json")).run()
+    at.radio(key="packing.reply_kind").set_value("Upload a raw reply or an assessment").run()
+    assessment = (PRME / "assessments" / "assessment_reader_openai.json").read_bytes()
+    at.file_uploader(key="packing.reply_file").set_value(("a.json", assessment, "application/json")).run()
+    assert_clean(at)
+    verdicts = dict(re.findall(r'data-format-verdict="(\w+)">([^<]+)<', html(at)))
+    assert verdicts["reader_cited"] == "partial"
+
+
+def test_a_file_that_is_no_reply_says_so() -> None:
+    at = start(PAGE)
+    choose_sample(at, "answerable_billing_database", prefix="packing")
+    at.radio(key="packing.reply_kind").set_value("Upload a raw reply or an assessment").run()
+    at.file_uploader(key="packing.reply_file").set_value(("x.json", b'{"hello": 1}', "application/json")).run()
+    assert_clean(at)
+    assert any("not a raw reply or an assessment" in error for error in notices(at.main, "error"))
+
+
+def test_every_sample_renders_in_every_format() -> None:
+    for path in sorted(SAMPLES.glob("*.json")):
+        renderings = render_all(load_sample(path).load())
+        assert [r.format.key for r in renderings] == [f.key for f in FORMATS]
+        assert all(r.error is None for r in renderings), path.stem
+        reader_plain = renderings[1]
+        assert not reader_plain.assessable or not reader_plain.text, path.stem
+
+
+def test_packed_formats_match_their_bundles() -> None:
+    for name in ("bundle_reader_citations", "bundle_auditable", "bundle_compact", "bundle_reader_plain"):
+        bundle = load_bundle(PRME / "bundles" / f"{name}.json")
+        (packed,) = [r for r in render_all(bundle) if r.as_packed]
+        assert packed.matches_packed is True, name
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(json.loads((PRME / "assessments" / "raw_output_reader_openai.json").read_text()), id="raw"),
+        pytest.param(json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text()), id="prme"),
+    ],
+)
+def test_reply_from_raw_and_assessment(data) -> None:
+    reply = reply_from(data)
+    assert [r.requirement for r in reply.requirements][0] == "Cache used by the dashboard API"
+
+
+def test_matrix_follows_the_engine_on_prme_data() -> None:
+    bundle = load_bundle(PRME / "bundles" / "bundle_reader_citations.json")
+    raw = reply_from(json.loads((PRME / "assessments" / "raw_output_reader_openai.json").read_text()))
+    rows, verdicts = citation_matrix(render_all(bundle), raw)
+    assert verdicts["reader_cited"] == "partial"  # PRME's own verdict for this reply
+    cited = [(row["token"], row["reader_cited"].text) for row in rows]
+    assert cited[:3] == [("[m1]", "accepted → m1"), ("m4", "accepted → m4"), ("m4", "discarded: duplicate_memory")]
+    assert ("m99", "discarded: unknown_reference") in cited
