@@ -1,7 +1,8 @@
 """Talking to models over plain httpx: Ollama's native API, OpenAI-compatible servers, recorded replies.
 
 Every failure becomes an ``AnswerabilityError`` in one place (``_Failures``) with a message that names the
-base URL and model and says what to do. The API key is sent only as a header and never echoed.
+base URL and model and says what to do. The API key is sent only as a header and redacted from anything a
+server sends back. ``list_models`` and ``preflight`` serve the app's endpoint panel.
 """
 
 from __future__ import annotations
