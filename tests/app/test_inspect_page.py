@@ -94,7 +94,7 @@ def test_history_keeps_every_run_and_reopens_one() -> None:
     assert_clean(at)
     assert verdicts(at) == ["conflicting"]
     assert [b.proto.label for b in at.get("download_button")] == [
-        "Assessment JSON", "Requirements CSV", "Raw model reply"]
+        "Assessment", "Requirements", "Raw reply"]
 
 
 def test_blank_question_disables_assess() -> None:

@@ -12,8 +12,8 @@ from typing import Any
 
 from answerlens.audit import IDENTITY_FIELDS
 
-COMPARED_FIELDS = ("verdict", "recommended_action", "provider", "model", "prompt_version", *IDENTITY_FIELDS,
-                   "evaluation_id", "assessment_sha256", "raw_output_sha256")
+COMPARED_FIELDS = ("verdict", "recommended_action", "provider", "model", *IDENTITY_FIELDS, "evaluation_id",
+                   "assessment_sha256", "raw_output_sha256")
 
 
 def assessments_in(data: Any) -> list[tuple[str, dict[str, Any]]]:

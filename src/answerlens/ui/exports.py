@@ -26,7 +26,8 @@ def _stem(assessment: AnswerabilityAssessment) -> str:
 
 
 def assessment_json(assessment: AnswerabilityAssessment) -> Download:
-    return Download(assessment.model_dump_json(indent=2), f"assessment-{_stem(assessment)}.json", "application/json")
+    return Download(assessment.model_dump_json(indent=2), f"assessment-{_stem(assessment)}.json", "application/json",
+                    "the whole assessment as JSON (verify it with `answerlens verify`)")
 
 
 def recorded_text(reply: str | dict[str, Any]) -> str:
@@ -83,4 +84,5 @@ def requirements_csv(assessment: AnswerabilityAssessment) -> Download:
             cell("; ".join(discarded)),
             cell(item.explanation),
         ])
-    return Download(buffer.getvalue(), f"requirements-{_stem(assessment)}.csv", "text/csv")
+    return Download(buffer.getvalue(), f"requirements-{_stem(assessment)}.csv", "text/csv",
+                    "one row per requirement, as CSV")

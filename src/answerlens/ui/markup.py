@@ -48,7 +48,7 @@ STYLE = """<style>
 .al-tx{flex:1;white-space:pre-wrap;overflow-wrap:anywhere;padding-right:8px}
 .al-cite{color:#1f2328;border-radius:3px;padding:0 1px}
 .al-chip{display:inline-block;font-family:ui-monospace,monospace;font-size:0.75rem;border-radius:10px;
-  padding:0 7px;margin:1px 2px;color:#1f2328;white-space:nowrap}
+  padding:0 7px;margin:1px 2px;color:#1f2328;max-width:100%;overflow-wrap:anywhere}
 .al-chip.al-gone{text-decoration:line-through;text-decoration-thickness:2px}
 .al-verdict{border-radius:8px;padding:10px 14px;border:1px solid}
 .al-badge{display:inline-block;font-weight:700;letter-spacing:0.04em;color:#fff;border-radius:6px;padding:2px 10px}
@@ -58,8 +58,8 @@ STYLE = """<style>
   padding:0 6px;font-weight:600}
 .al-why{line-height:1.5}
 .al-table{border-collapse:collapse;width:100%;font-size:0.82rem}
-.al-table.al-fixed{table-layout:fixed}
-.al-table td{overflow-wrap:anywhere}
+.al-table td.al-text{overflow-wrap:anywhere}
+.al-nowrap{white-space:nowrap}
 .al-table th{text-align:left;border-bottom:2px solid #d0d7de;padding:4px 6px;white-space:nowrap}
 .al-table td{border-bottom:1px solid #e6e8eb;padding:4px 6px;vertical-align:top}
 .al-status{font-weight:600}
@@ -144,7 +144,7 @@ def chip(mark: Mark, *, located: bool) -> str:
     where = "" if located else ", not in the context"
     return (f'<span class="al-chip{gone}" {common} data-reason="{reason}" title="discarded: {reason}{where}" '
             f'style="background-color:{DISCARDED_BG};border:1px dashed {DISCARDED_EDGE}">{label}</span>'
-            f'<span class="al-muted" style="font-size:0.7rem">{reason}</span>')
+            f'<span class="al-muted al-nowrap" style="font-size:0.7rem">{reason}</span>')
 
 
 # --- verdict, why, requirements -----------------------------------------------------------------------
@@ -174,7 +174,7 @@ def paragraph_html(text: str, *, css: str = "al-why") -> str:
 
 
 def requirements_html(rows: Iterable[Mapping[str, Any]]) -> str:
-    """Requirements table: claimed → final status, accepted refs, discarded chips, explanation.
+    """Requirements table: claimed → final status, accepted and discarded citations, explanation.
 
     Each row needs ``index``, ``requirement``, ``claimed``, ``status``, ``explanation``, and ``accepted`` and
     ``discarded`` as ``(mark, located)`` pairs (see ``highlight.requirement_rows``).
@@ -186,21 +186,19 @@ def requirements_html(rows: Iterable[Mapping[str, Any]]) -> str:
         claimed = row["claimed"]
         change = ""
         if claimed and claimed != status:
-            change = f'<span class="al-muted" data-claimed="{esc(claimed)}">{esc(claimed)} →</span><br>'
-        accepted = "".join(chip(mark, located=located) for mark, located in row["accepted"]) or "—"
-        discarded = "".join(chip(mark, located=located) for mark, located in row["discarded"]) or "—"
+            change = f'<span class="al-muted al-nowrap" data-claimed="{esc(claimed)}">{esc(claimed)} →</span><br>'
+        chips = [chip(mark, located=located) for mark, located in [*row["accepted"], *row["discarded"]]]
         body.append(
             f'<tr data-requirement-row="{index}">'
             f'<td><span class="al-dot" style="background-color:{colour(index)}">{index}</span></td>'
-            f"<td>{esc(row['requirement'])}</td>"
-            f'<td>{change}<span class="al-status" data-status="{esc(status)}" '
+            f'<td class="al-text">{esc(row["requirement"])}</td>'
+            f'<td>{change}<span class="al-status al-nowrap" data-status="{esc(status)}" '
             f'style="color:{STATUS_COLOURS.get(status, "#1f2328")}">{esc(status)}</span></td>'
-            f"<td>{accepted}</td><td>{discarded}</td><td>{esc(row['explanation'])}</td></tr>"
+            f'<td>{"".join(chips) or "—"}</td><td class="al-text">{esc(row["explanation"])}</td></tr>'
         )
-    head = ('<tr><th style="width:2.2em">#</th><th style="width:27%">requirement</th>'
-            '<th style="width:17%">claimed → final</th><th style="width:12%">accepted</th>'
-            '<th style="width:17%">discarded</th><th>explanation</th></tr>')
-    return f'{STYLE}<table class="al-table al-fixed"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
+    head = ('<tr><th style="width:1.8em">#</th><th style="width:30%">requirement</th><th>claimed → final</th>'
+            "<th>citations</th><th>explanation</th></tr>")
+    return f'{STYLE}<table class="al-table al-reqs"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
 
 
 # --- audit --------------------------------------------------------------------------------------------

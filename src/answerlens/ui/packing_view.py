@@ -33,6 +33,7 @@ def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
         counts += f" · the packer counted {bundle.tokens_used:,} tokens with {bundle.tokenizer} (exact, as packed)"
     st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-counts="{rendering.format.key}">'
             f"{esc(counts)}</div>")
+    st.code(rendering.text or " ", language=None, wrap_lines=True, height=420)
     if rendering.problem is not None:
         st.html(notice_html("error", "Cannot be assessed", rendering.problem, rendering.fix))
     else:
@@ -47,7 +48,6 @@ def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
     elif rendering.matches_packed:
         st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-matches-packed="true">'
                 "shown as packed; every record line equals answerlens' own rendering</div>")
-    st.code(rendering.text or " ", language=None, wrap_lines=True, height=420)
 
 
 def reply_picker(prefix: str, source: Source) -> tuple[RawAssessment | None, str]:

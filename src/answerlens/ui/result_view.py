@@ -106,8 +106,8 @@ def _context(prefix: str, entry: history.Entry) -> None:
     a = entry.assessment
     st.markdown("**Context, exactly as the model saw it**")
     options: list[int | None] = [None, *range(len(a.requirements))]
-    focus = st.radio("Highlight", options, horizontal=True, key=f"{prefix}.focus",
-                     format_func=lambda i: "All requirements" if i is None else f"Requirement {i}")
+    focus = st.radio("Highlight requirement", options, horizontal=True, key=f"{prefix}.focus",
+                     format_func=lambda i: "all" if i is None else str(i))
     marks = highlight(entry.context, [r.citations for r in a.requirements], only=focus)
     lines = len(marks.lines)
     st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem">{len(entry.context):,} characters · '
@@ -159,12 +159,13 @@ def _audit(entry: history.Entry) -> None:
 
 
 def _downloads(prefix: str, entry: history.Entry, a: AnswerabilityAssessment) -> None:
-    files = [("Assessment JSON", exports.assessment_json(a)), ("Requirements CSV", exports.requirements_csv(a))]
+    st.markdown("**Download**")
+    files = [("Assessment", exports.assessment_json(a)), ("Requirements", exports.requirements_csv(a))]
     raw = exports.raw_reply(a, entry.raw_text)
     if raw is not None:
-        files.append(("Raw model reply", raw))
+        files.append(("Raw reply", raw))
     columns = st.columns(len(files))
     for column, (label, download) in zip(columns, files, strict=True):
         column.download_button(label, download.data, file_name=download.file_name, mime=download.mime,
                                key=f"{prefix}.download.{label}", on_click="ignore", help=download.note,
-                               icon=":material/download:")
+                               icon=":material/download:", width="stretch")

@@ -1,0 +1,232 @@
+"""The app end to end in a real headless Chromium: assess, highlight, hashes, errors, hostile text, pages."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from answerlens import AnswerabilityConfig, derive_assessment
+from answerlens.samples import load_sample
+from answerlens.ui.exports import recorded_text
+from answerlens.ui.markup import DISCARDED_BG, colour, tint
+from tests.paths import SAMPLES
+
+pytestmark = pytest.mark.e2e
+TIMEOUT = 20_000
+
+
+def rgb(hex_colour: str) -> str:
+    value = hex_colour.lstrip("#")
+    red, green, blue = (int(value[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgb({red}, {green}, {blue})"
+
+
+@pytest.fixture
+def page(browser: Any, app_url: str) -> Iterator[Any]:
+    """A fresh browser session on the app; afterwards: no exception box, no dialog, no failed script."""
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_url)
+    page = context.new_page()
+    dialogs: list[str] = []
+    errors: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(app_url)
+    page.get_by_role("heading", name="Inspect").wait_for(timeout=TIMEOUT)
+    page.locator('[data-testid="stSelectbox"]').first.wait_for(timeout=TIMEOUT)
+    yield page
+    try:
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert dialogs == [], f"a dialog fired: {dialogs}"
+        assert not [e for e in errors if "alert" in e or "xss" in e], errors
+    finally:
+        context.close()
+
+
+def settle(page: Any) -> None:
+    """Wait until Streamlit has finished the current rerun."""
+    page.wait_for_timeout(150)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=TIMEOUT,
+    )
+
+
+def choose(page: Any, label: str, option: str) -> None:
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
+    box.click()
+    page.get_by_role("option", name=re.compile(re.escape(option))).first.click()
+    settle(page)
+
+
+def radio(page: Any, group: str, option: str) -> None:
+    page.locator('[data-testid="stRadio"]').filter(has_text=group).get_by_text(option, exact=True).click()
+    settle(page)
+
+
+def source_kind(page: Any, option: str) -> None:
+    page.locator('[data-testid="stMain"] [data-testid="stRadio"]').first.get_by_text(option, exact=True).click()
+    settle(page)
+
+
+def assess_recorded(page: Any, sample_title: str) -> None:
+    choose(page, "Sample bundle", sample_title)
+    radio(page, "Provider", "Recorded response")
+    page.get_by_role("button", name="Assess", exact=True).click()
+    page.locator("[data-verdict]").wait_for(timeout=TIMEOUT)
+    settle(page)
+
+
+def style(page: Any, selector: str, prop: str) -> str:
+    return page.eval_on_selector(selector, f"e => getComputedStyle(e).{prop}")
+
+
+def shoot(page: Any, screenshots: Path | None, name: str) -> None:
+    """Save the whole page: Streamlit scrolls inside its own container, so grow the viewport to fit it."""
+    if screenshots is None:
+        return
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": 1600, "height": min(max(int(height), 900), 4000)})
+    page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
+    settle(page)
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(screenshots / name))
+
+
+def test_assess_a_sample_with_its_recorded_reply(page: Any, screenshots: Path | None) -> None:
+    sample = load_sample(SAMPLES / "prme_reader_citations.json")
+    assess_recorded(page, sample.title)
+    verdict = page.locator("[data-verdict]")
+    assert verdict.get_attribute("data-verdict") == "partial"
+    assert "recorded response" in verdict.inner_text()
+
+    context = ".al-context"
+    accepted = f'{context} mark[data-citation="accepted"][data-requirement="0"][data-ref="m1"]'
+    assert page.locator(accepted).count() == 1
+    assert style(page, accepted, "backgroundColor") == rgb(colour(0))
+    duplicate = f'{context} mark[data-citation="discarded"][data-requirement="1"][data-ref="m4"]'
+    assert style(page, duplicate, "backgroundColor") == rgb(DISCARDED_BG)
+    assert "dashed" in style(page, duplicate, "outlineStyle")
+    assert style(page, f'{context} .al-line[data-requirements="0"]', "backgroundColor") == rgb(tint(0))
+    # m1 (requirement 0), m4 and its repeat (requirement 1), m2 (requirement 2)
+    assert page.locator(f"{context} mark[data-citation]").count() == 4
+    chip = '.al-chip[data-citation="discarded"][data-requirement="3"][data-ref="m99"]'
+    assert "line-through" in style(page, chip, "textDecorationLine")
+    assert page.locator(f'{context} [data-ref="m99"]').count() == 0  # not in the context, so only a chip
+
+    # Playwright's sync API owns this thread's event loop, so derive the expected hashes with the pure path.
+    expected = derive_assessment(sample.question, sample.load(), recorded_text(sample.recorded_reply),
+                                 config=AnswerabilityConfig(provider="replay", model=sample.recorded_model))
+    for field in ("evaluation_id", "assessment_sha256", "context_sha256", "query_sha256", "raw_output_sha256"):
+        assert page.locator(f'[data-hash="{field}"]').inner_text() == getattr(expected, field)
+    shoot(page, screenshots, "inspect.png")
+    page.locator('button[data-copy]').first.click()
+    assert page.evaluate("navigator.clipboard.readText()") == expected.evaluation_id
+
+    radio(page, "Highlight requirement", "1")
+    requirements = page.eval_on_selector_all(f"{context} mark[data-citation]",
+                                             "marks => marks.map(m => m.dataset.requirement)")
+    assert set(requirements) == {"1"}
+
+
+def test_upload_a_broken_file_then_carry_on(page: Any) -> None:
+    source_kind(page, "Upload a file")
+    page.locator('input[type="file"]').first.set_input_files(
+        files=[{"name": "broken.json", "mimeType": "application/json", "buffer": b'{"sections": ['}])
+    error = page.locator('[data-testid="stMain"] [data-notice="error"]')
+    error.first.wait_for(timeout=TIMEOUT)
+    assert "broken.json" in error.first.inner_text() and "invalid JSON" in error.first.inner_text()
+    source_kind(page, "Sample")
+    assess_recorded(page, load_sample(SAMPLES / "speech_act_eslint.json").title)
+    assert page.locator("[data-verdict]").get_attribute("data-verdict") == "insufficient"
+
+
+def test_hostile_sample_renders_as_inert_text(page: Any) -> None:
+    assess_recorded(page, load_sample(SAMPLES / "hostile_record_text.json").title)
+    text = page.locator(".al-context").inner_text()
+    assert "<script>alert('xss')</script>" in text and "<img src=x onerror=alert(1)>" in text
+    assert page.locator('img[src="x"]').count() == 0
+    assert page.locator("b", has_text="APPROVED").count() == 0
+    scripts = page.eval_on_selector_all("script", "s => s.map(e => e.textContent).join('\\n')")
+    assert "alert(" not in scripts
+
+
+HOSTILE = "<img src=x onerror=alert(7)><script>alert(8)</script>![x](http://127.0.0.1:9/leak.png)"
+
+
+def test_hostile_model_text_and_file_name_stay_inert(page: Any, tmp_path: Path) -> None:
+    sample = {
+        "title": HOSTILE,
+        "description": HOSTILE,
+        "question": f"Who approved? {HOSTILE}",
+        "bundle": {"records": [{"text": HOSTILE, "speaker": "<b>Eve</b>"}]},
+        "recorded_reply": {
+            "requirements": [
+                {"requirement": HOSTILE, "status": "supported", "evidence_refs": ["m1", HOSTILE],
+                 "explanation": HOSTILE},
+            ],
+            "reasoning": HOSTILE,
+        },
+    }
+    source_kind(page, "Upload a file")
+    page.locator('input[type="file"]').first.set_input_files(
+        files=[{"name": f"{HOSTILE}.json", "mimeType": "application/json", "buffer": json.dumps(sample).encode()}])
+    page.get_by_role("button", name="Assess", exact=True).wait_for(timeout=TIMEOUT)
+    settle(page)
+    radio(page, "Provider", "Recorded response")
+    page.get_by_role("button", name="Assess", exact=True).click()
+    page.locator("[data-verdict]").wait_for(timeout=TIMEOUT)
+    settle(page)
+    assert page.locator("[data-verdict]").get_attribute("data-verdict") == "answerable"
+    page.wait_for_timeout(500)
+    assert page.locator('img[src="x"]').count() == 0
+    assert page.locator('img[src*="leak"]').count() == 0
+    assert page.locator("b", has_text="Eve").count() == 0
+    assert HOSTILE in page.locator(".al-table").inner_text()
+    chip = page.locator('.al-chip[data-citation="discarded"]')
+    assert chip.inner_text() == HOSTILE
+    # DOMPurify drops an attribute whose value holds "</script"; the escaped text is all that is left.
+    assert chip.get_attribute("data-ref") in (HOSTILE, None)
+
+
+def test_walk_the_packing_page(page: Any, app_url: str, screenshots: Path | None) -> None:
+    page.get_by_role("link", name="Packing").click()
+    page.get_by_role("heading", name="Packing").wait_for(timeout=TIMEOUT)
+    settle(page)
+    choose(page, "Sample bundle", load_sample(SAMPLES / "reader_without_citations.json").title)
+    notice = page.locator('[data-notice="error"]').filter(has_text="Cannot be assessed")
+    assert "PRME_PACKING__CONTEXT_CITATIONS=true" in notice.inner_text()
+    assert "PackingConfig(context_format='reader', context_citations=True)" in notice.inner_text()
+    assert page.locator("[data-counts]").count() == 4
+    choose(page, "Sample bundle", load_sample(SAMPLES / "answerable_billing_database.json").title)
+    verdicts = page.eval_on_selector_all("[data-format-verdict]",
+                                         "cells => cells.map(c => [c.dataset.formatVerdict, c.innerText])")
+    assert dict(verdicts) == {"reader_cited": "answerable", "reader_plain": "cannot be assessed",
+                              "auditable": "insufficient", "compact": "answerable"}
+    cell = '[data-format="auditable"][data-ref="m1"]'
+    assert style(page, cell, "backgroundColor") == "rgb(255, 245, 245)"
+    shoot(page, screenshots, "packing.png")
+
+
+def test_walk_the_compare_page(page: Any, screenshots: Path | None) -> None:
+    title = load_sample(SAMPLES / "partial_checkout_migration.json").title
+    assess_recorded(page, title)
+    page.get_by_role("button", name="Assess", exact=True).click()
+    page.get_by_text("Session history (2 runs)").wait_for(timeout=TIMEOUT)
+    settle(page)
+    page.get_by_role("link", name="Compare", exact=True).first.click()
+    page.get_by_role("heading", name="Compare").wait_for(timeout=TIMEOUT)
+    settle(page)
+    page.locator("[data-same-inputs]").wait_for(timeout=TIMEOUT)
+    assert page.locator("[data-same-inputs]").get_attribute("data-same-inputs") == "true"
+    assert page.locator("[data-same-output]").get_attribute("data-same-output") == "true"
+    assert page.locator("[data-verified]").count() == 2
+    assert page.locator('[data-hash="evaluation_id"][data-side="A"]').inner_text() == page.locator(
+        '[data-hash="evaluation_id"][data-side="B"]').inner_text()
+    shoot(page, screenshots, "compare.png")
