@@ -143,3 +143,9 @@ def test_large_context_marks_every_citation() -> None:
     result = highlight(context, citations)
     assert sum(1 for line in result.lines if line.requirements) == 200
     assert context_html(context, result).count('data-citation="accepted"') == 200
+
+
+def test_cited_only_folds_runs_of_uncited_lines() -> None:
+    html = context_html(CONTEXT, highlight(CONTEXT, [[accepted("m1", M1, LINE2)]]), cited_only=True)
+    assert re.findall(r'data-line="(\d+)"', html) == ["2"]
+    assert re.findall(r'data-hidden="(\d+)"', html) == ["1", "1"]

@@ -248,3 +248,14 @@ def test_the_api_key_never_reaches_the_page(scripted_server: ScriptedServer) -> 
     assert secret not in html(at)
     assert all(secret not in str(e.proto) for e in at.markdown)
     assert scripted_server.requests_to("/api/chat")[0].header("Authorization") == f"Bearer {secret}"
+
+
+def test_cited_lines_only_folds_the_rest() -> None:
+    at = start()
+    choose_sample(at, "large_platform_history")
+    use_recorded(at)
+    assess(at)
+    assert len(re.findall(r'<div class="al-line"[^>]*data-line=', html(at))) > 200
+    at.toggle(key="inspect.cited_only").set_value(True).run()
+    assert_clean(at)
+    assert re.findall(r'data-line="(\d+)"', html(at)) == ["20", "58"]

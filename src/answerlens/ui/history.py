@@ -40,11 +40,11 @@ class Entry:
         return f"#{self.number} {clock} · {verdict} · {self.source} · {self.label}"
 
 
-def entries(state: MutableMapping[str, Any]) -> list[Entry]:
+def entries(state: MutableMapping[Any, Any]) -> list[Entry]:
     return list(state.get(HISTORY_KEY, ()))
 
 
-def add(state: MutableMapping[str, Any], **fields: Any) -> Entry:
+def add(state: MutableMapping[Any, Any], **fields: Any) -> Entry:
     """Append a new entry, make it the current one, and return it."""
     existing = entries(state)
     entry = Entry(number=len(existing) + 1, **fields)
@@ -53,17 +53,17 @@ def add(state: MutableMapping[str, Any], **fields: Any) -> Entry:
     return entry
 
 
-def current(state: MutableMapping[str, Any]) -> Entry | None:
+def current(state: MutableMapping[Any, Any]) -> Entry | None:
     return find(state, state.get(CURRENT_KEY))
 
 
-def find(state: MutableMapping[str, Any], number: int | None) -> Entry | None:
+def find(state: MutableMapping[Any, Any], number: int | None) -> Entry | None:
     for entry in entries(state):
         if entry.number == number:
             return entry
     return None
 
 
-def select(state: MutableMapping[str, Any], number: int) -> None:
+def select(state: MutableMapping[Any, Any], number: int) -> None:
     if find(state, number) is not None:
         state[CURRENT_KEY] = number

@@ -92,10 +92,20 @@ def tint(requirement: int) -> str:
 # --- the context --------------------------------------------------------------------------------------
 
 
-def context_html(context: str, highlight: Highlight) -> str:
-    """The context line by line, exactly as the model saw it, with tints and nested citation marks."""
+def context_html(context: str, highlight: Highlight, *, cited_only: bool = False) -> str:
+    """The context line by line, exactly as the model saw it, with tints and nested citation marks.
+
+    ``cited_only`` folds every run of lines without a tint or a mark into one "N lines hidden" row.
+    """
     out = [STYLE, f'<div class="al-context" data-lines="{len(highlight.lines)}">']
+    hidden = 0
     for line in highlight.lines:
+        if cited_only and not line.requirements and not any(s.marks for s in line.segments):
+            hidden += 1
+            continue
+        if hidden:
+            out.append(_gap(hidden))
+            hidden = 0
         attrs = f' data-line="{line.number}"'
         if line.requirements:
             first = line.requirements[0]
@@ -109,8 +119,15 @@ def context_html(context: str, highlight: Highlight) -> str:
         text = "".join(_segment(context[s.start : s.end], s.marks) for s in line.segments)
         out.append(f'<div class="al-line"{attrs}><span class="al-gut">{dots}{line.number}</span>'
                    f'<span class="al-tx">{text}</span></div>')
+    if hidden:
+        out.append(_gap(hidden))
     out.append("</div>")
     return "".join(out)
+
+
+def _gap(count: int) -> str:
+    return (f'<div class="al-line al-gap" data-hidden="{count}"><span class="al-gut"></span>'
+            f'<span class="al-tx al-muted">⋯ {count} line{"s" if count != 1 else ""} without citations ⋯</span></div>')
 
 
 def _segment(text: str, marks: Sequence[Mark]) -> str:

@@ -106,8 +106,10 @@ def _context(prefix: str, entry: history.Entry) -> None:
     a = entry.assessment
     st.markdown("**Context, exactly as the model saw it**")
     options: list[int | None] = [None, *range(len(a.requirements))]
-    focus = st.radio("Highlight requirement", options, horizontal=True, key=f"{prefix}.focus",
-                     format_func=lambda i: "all" if i is None else str(i))
+    pick, fold = st.columns([3, 1], vertical_alignment="bottom")
+    focus = pick.radio("Highlight requirement", options, horizontal=True, key=f"{prefix}.focus",
+                       format_func=lambda i: "all" if i is None else str(i))
+    cited_only = fold.toggle("Cited lines only", key=f"{prefix}.cited_only")
     marks = highlight(entry.context, [r.citations for r in a.requirements], only=focus)
     lines = len(marks.lines)
     st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem">{len(entry.context):,} characters · '
@@ -116,7 +118,7 @@ def _context(prefix: str, entry: history.Entry) -> None:
     if not entry.context:
         st.html(notice_html("info", "The context is empty", "Nothing was packed, so no model was called."))
         return
-    st.html(context_html(entry.context, marks))
+    st.html(context_html(entry.context, marks, cited_only=cited_only))
 
 
 def _verdict(entry: history.Entry) -> None:
