@@ -149,3 +149,10 @@ def test_cited_only_folds_runs_of_uncited_lines() -> None:
     html = context_html(CONTEXT, highlight(CONTEXT, [[accepted("m1", M1, LINE2)]]), cited_only=True)
     assert re.findall(r'data-line="(\d+)"', html) == ["2"]
     assert re.findall(r'data-hidden="(\d+)"', html) == ["1", "1"]
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u200b", "\u2066", "\ufeff", "\x1b"], ids=repr)
+def test_invisible_and_bidi_characters_are_shown_as_badges(char: str) -> None:
+    context = f'- [m1] "pay {char}evil"'
+    html = context_html(context, highlight(context, []))
+    assert char not in html and f"U+{ord(char):04X}" in html

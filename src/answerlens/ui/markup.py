@@ -47,6 +47,7 @@ STYLE = """<style>
 .al-dot{display:inline-block;min-width:1.2em;border-radius:3px;color:#1f2328;text-align:center;font-size:0.7rem}
 .al-tx{flex:1;white-space:pre-wrap;overflow-wrap:anywhere;padding-right:8px}
 .al-cite{color:#1f2328;border-radius:3px;padding:0 1px}
+.al-ctl{font-size:0.65rem;border:1px solid #c92a2a;color:#c92a2a;border-radius:3px;padding:0 2px;margin:0 1px}
 .al-chip{display:inline-block;font-family:ui-monospace,monospace;font-size:0.75rem;border-radius:10px;
   padding:0 7px;margin:1px 2px;color:#1f2328;max-width:100%;overflow-wrap:anywhere}
 .al-chip.al-gone{text-decoration:line-through;text-decoration-thickness:2px}
@@ -130,8 +131,17 @@ def _gap(count: int) -> str:
             f'<span class="al-tx al-muted">⋯ {count} line{"s" if count != 1 else ""} without citations ⋯</span></div>')
 
 
+# Characters that reorder or hide text in a browser; shown as visible badges so the display cannot lie.
+_INVISIBLE = re.compile("[\u0000-\u0008\u000b-\u001f\u007f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def _visible(escaped: str) -> str:
+    return _INVISIBLE.sub(
+        lambda m: f'<span class="al-ctl" title="invisible character">U+{ord(m.group()):04X}</span>', escaped)
+
+
 def _segment(text: str, marks: Sequence[Mark]) -> str:
-    body = esc(text)
+    body = _visible(esc(text))
     for mark in reversed(marks):  # marks are outermost first; wrap from the inside out
         body = _mark_open(mark) + body + "</mark>"
     return body
@@ -153,7 +163,7 @@ def chip(mark: Mark, *, located: bool) -> str:
     """A cited token as a chip: accepted in its requirement's colour, discarded struck through if absent."""
     common = (f'data-citation="{mark.decision.value}" data-requirement="{mark.requirement}" '
               f'data-ref="{esc(mark.ref)}" data-located="{str(located).lower()}"')
-    label = esc(mark.ref) if mark.ref else "<em>empty</em>"
+    label = _visible(esc(mark.ref)) if mark.ref else "<em>empty</em>"
     if mark.accepted:
         return f'<span class="al-chip" {common} style="background-color:{colour(mark.requirement)}">{label}</span>'
     reason = mark.reason.value if mark.reason else "discarded"
@@ -208,10 +218,10 @@ def requirements_html(rows: Iterable[Mapping[str, Any]]) -> str:
         body.append(
             f'<tr data-requirement-row="{index}">'
             f'<td><span class="al-dot" style="background-color:{colour(index)}">{index}</span></td>'
-            f'<td class="al-text">{esc(row["requirement"])}</td>'
+            f'<td class="al-text">{_visible(esc(row["requirement"]))}</td>'
             f'<td>{change}<span class="al-status al-nowrap" data-status="{esc(status)}" '
             f'style="color:{STATUS_COLOURS.get(status, "#1f2328")}">{esc(status)}</span></td>'
-            f'<td>{"".join(chips) or "—"}</td><td class="al-text">{esc(row["explanation"])}</td></tr>'
+            f'<td>{"".join(chips) or "—"}</td><td class="al-text">{_visible(esc(row["explanation"]))}</td></tr>'
         )
     head = ('<tr><th style="width:1.8em">#</th><th style="width:30%">requirement</th><th>claimed → final</th>'
             "<th>citations</th><th>explanation</th></tr>")
