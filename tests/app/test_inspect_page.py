@@ -259,3 +259,22 @@ def test_cited_lines_only_folds_the_rest() -> None:
     at.toggle(key="inspect.cited_only").set_value(True).run()
     assert_clean(at)
     assert re.findall(r'data-line="(\d+)"', html(at)) == ["20", "58"]
+
+
+def test_openai_compatible_server_with_a_context_that_does_not_fit(scripted_server: ScriptedServer) -> None:
+    from tests.scripted_server import openai_chat
+
+    sample = load_sample(SAMPLES / "large_platform_history.json")
+    scripted_server.always("/v1/models", json_reply({"data": [{"id": "local-7b"}]}))
+    scripted_server.always("/props", json_reply({"default_generation_settings": {"n_ctx": 2048}}))
+    scripted_server.script("/v1/chat/completions", openai_chat(json.dumps(sample.recorded_reply)))
+    at = start()
+    choose_sample(at, "large_platform_history")
+    at.radio(key="inspect.provider").set_value("OpenAI-compatible server").run()
+    at.text_input(key="inspect.base_url.openai").set_value(scripted_server.base_url).run()
+    assert at.selectbox(key="inspect.model.openai").options == ["local-7b"]
+    (warning,) = notices(at.sidebar, "warning")
+    assert "does not fit the context window of 2048 tokens" in warning
+    assess(at)  # the warning does not block: the server decides
+    assert verdicts(at) == [sample.expected.verdict]
+    assert "live model: openai local-7b" in html(at)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from answerlens import AnswerabilityConfig, derive_assessment
 from answerlens.samples import load_sample
@@ -49,13 +50,9 @@ def page(browser: Any, app_url: str) -> Iterator[Any]:
 
 
 def settle(page: Any) -> None:
-    """Wait until Streamlit has finished the current rerun."""
+    """Wait until Streamlit has finished the rerun an interaction just asked for."""
     page.wait_for_timeout(150)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=TIMEOUT,
-    )
+    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=TIMEOUT)
 
 
 def choose(page: Any, label: str, option: str) -> None:
@@ -75,9 +72,11 @@ def source_kind(page: Any, option: str) -> None:
     settle(page)
 
 
-def assess_recorded(page: Any, sample_title: str) -> None:
-    choose(page, "Sample bundle", sample_title)
+def assess_recorded(page: Any, stem: str) -> None:
+    sample = load_sample(SAMPLES / f"{stem}.json")
+    choose(page, "Sample bundle", sample.title)
     radio(page, "Provider", "Recorded response")
+    expect(page.get_by_label("Question")).to_have_value(sample.question, timeout=TIMEOUT)
     page.get_by_role("button", name="Assess", exact=True).click()
     page.locator("[data-verdict]").wait_for(timeout=TIMEOUT)
     settle(page)
@@ -101,7 +100,7 @@ def shoot(page: Any, screenshots: Path | None, name: str) -> None:
 
 def test_assess_a_sample_with_its_recorded_reply(page: Any, screenshots: Path | None) -> None:
     sample = load_sample(SAMPLES / "prme_reader_citations.json")
-    assess_recorded(page, sample.title)
+    assess_recorded(page, "prme_reader_citations")
     verdict = page.locator("[data-verdict]")
     assert verdict.get_attribute("data-verdict") == "partial"
     assert "recorded response" in verdict.inner_text()
@@ -143,12 +142,12 @@ def test_upload_a_broken_file_then_carry_on(page: Any) -> None:
     error.first.wait_for(timeout=TIMEOUT)
     assert "broken.json" in error.first.inner_text() and "invalid JSON" in error.first.inner_text()
     source_kind(page, "Sample")
-    assess_recorded(page, load_sample(SAMPLES / "speech_act_eslint.json").title)
+    assess_recorded(page, "speech_act_eslint")
     assert page.locator("[data-verdict]").get_attribute("data-verdict") == "insufficient"
 
 
 def test_hostile_sample_renders_as_inert_text(page: Any) -> None:
-    assess_recorded(page, load_sample(SAMPLES / "hostile_record_text.json").title)
+    assess_recorded(page, "hostile_record_text")
     text = page.locator(".al-context").inner_text()
     assert "<script>alert('xss')</script>" in text and "<img src=x onerror=alert(1)>" in text
     assert page.locator('img[src="x"]').count() == 0
@@ -215,8 +214,7 @@ def test_walk_the_packing_page(page: Any, app_url: str, screenshots: Path | None
 
 
 def test_walk_the_compare_page(page: Any, screenshots: Path | None) -> None:
-    title = load_sample(SAMPLES / "partial_checkout_migration.json").title
-    assess_recorded(page, title)
+    assess_recorded(page, "partial_checkout_migration")
     page.get_by_role("button", name="Assess", exact=True).click()
     page.get_by_text("Session history (2 runs)").wait_for(timeout=TIMEOUT)
     settle(page)
@@ -224,6 +222,7 @@ def test_walk_the_compare_page(page: Any, screenshots: Path | None) -> None:
     page.get_by_role("heading", name="Compare").wait_for(timeout=TIMEOUT)
     settle(page)
     page.locator("[data-same-inputs]").wait_for(timeout=TIMEOUT)
+    page.locator("[data-verified]").nth(1).wait_for(timeout=TIMEOUT)
     assert page.locator("[data-same-inputs]").get_attribute("data-same-inputs") == "true"
     assert page.locator("[data-same-output]").get_attribute("data-same-output") == "true"
     assert page.locator("[data-verified]").count() == 2

@@ -86,9 +86,9 @@ def show(prefix: str, entry: history.Entry) -> None:
     left, right = st.columns([11, 9], gap="medium")
     with left:
         _context(prefix, entry)
+        _audit(entry)
     with right:
         _verdict(entry)
-        _audit(entry)
         _downloads(prefix, entry, a)
 
 
