@@ -51,7 +51,7 @@ STYLE = """<style>
 .al-chip{display:inline-block;font-family:ui-monospace,monospace;font-size:0.75rem;border-radius:10px;
   padding:0 7px;margin:1px 2px;color:#1f2328;max-width:100%;overflow-wrap:anywhere}
 .al-chip.al-gone{text-decoration:line-through;text-decoration-thickness:2px}
-.al-verdict{border-radius:8px;padding:10px 14px;border:1px solid}
+.al-verdict{border-radius:8px;padding:10px 14px;border:1px solid;color:#1f2328}
 .al-badge{display:inline-block;font-weight:700;letter-spacing:0.04em;color:#fff;border-radius:6px;padding:2px 10px}
 .al-action{font-weight:600;margin-left:6px}
 .al-source{font-size:0.8rem;margin-top:6px;color:#57606a}
@@ -67,7 +67,7 @@ STYLE = """<style>
 .al-muted{color:#8c959f}
 .al-hashes{font-family:ui-monospace,monospace;font-size:0.78rem;border-collapse:collapse;width:100%}
 .al-hashes td{padding:2px 6px;border-bottom:1px solid #eef0f2;vertical-align:middle}
-.al-hashes td.al-k{white-space:nowrap;color:#57606a;font-family:inherit}
+.al-hashes td.al-k{white-space:nowrap;color:#8c959f;font-family:inherit}
 .al-hashes code{user-select:all;-webkit-user-select:all;overflow-wrap:anywhere;background:none;color:inherit}
 .al-copy{font-size:0.7rem;border:1px solid #d0d7de;border-radius:4px;background:#f6f8fa;cursor:pointer;
   padding:1px 6px;color:#1f2328}
