@@ -6,8 +6,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from answerlens import AnswerabilityConfig, AnswerabilityError, AnswerabilityEvaluator, verify_assessment
 from answerlens.errors import LocalModelError
 from answerlens.localmodel import bundled_gguf, check_gguf, start_server
+from answerlens.samples import load_sample
+from answerlens.verdict import derive_verdict
+from tests.paths import SAMPLES
 
 pytestmark = pytest.mark.localmodel
 
@@ -58,3 +62,60 @@ def test_server_starts_answers_and_stops() -> None:
     finally:
         server.stop()
     assert not server.running
+
+
+# --- live assessments through the real embedded server ------------------------------------------------
+
+# Kept to three short samples: on 2 cores each call takes seconds to a minute (see the README's numbers).
+LIVE_SAMPLES = ["speech_act_eslint", "auditable_uuid_citations", "compact_citation_errors"]
+
+
+@pytest.fixture(scope="module")
+def live_server():  # type: ignore[no-untyped-def]
+    server = start_server(ctx=4096)
+    yield server
+    server.stop()
+
+
+def _live_config(server) -> AnswerabilityConfig:  # type: ignore[no-untyped-def]
+    return AnswerabilityConfig(provider="llamacpp", model="smollm2", base_url=server.base_url, timeout=180,
+                               max_retries=1, seed=7)
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("name", LIVE_SAMPLES)
+async def test_live_assessment_is_valid_or_a_clean_error(live_server, name: str) -> None:  # type: ignore[no-untyped-def]
+    sample = load_sample(SAMPLES / f"{name}.json")
+    bundle = sample.load()
+    try:
+        async with AnswerabilityEvaluator(_live_config(live_server)) as evaluator:
+            assessment = await evaluator.assess(sample.question, bundle, answer=sample.answer)
+    except AnswerabilityError as exc:
+        assert exc.kind in {"schema", "not_json", "empty_content", "truncated", "timeout"}, exc
+        assert exc.model == "smollm2" and exc.remedy
+        return
+    assert assessment.model_called and assessment.provider_metadata is not None
+    assert assessment.provider_metadata.engine == "llamacpp"
+    assert verify_assessment(assessment).ok
+    references = bundle.context_references or {c.node.id.hex: c.node.id for _, c in bundle.candidates()}
+    known = set(references.values())
+    for requirement in assessment.requirements:
+        assert set(requirement.evidence_ids) <= known
+        if requirement.status.value == "supported":
+            assert requirement.evidence_ids
+    assert derive_verdict(r.status for r in assessment.requirements) == (
+        assessment.verdict, assessment.recommended_action)
+
+
+@pytest.mark.timeout(900)
+async def test_identical_live_calls_give_identical_raw_output(live_server) -> None:  # type: ignore[no-untyped-def]
+    sample = load_sample(SAMPLES / "compact_citation_errors.json")
+    hashes = []
+    for _ in range(2):
+        try:
+            async with AnswerabilityEvaluator(_live_config(live_server)) as evaluator:
+                assessment = await evaluator.assess(sample.question, sample.load())
+            hashes.append(assessment.raw_output_sha256)
+        except AnswerabilityError as exc:
+            hashes.append(f"error:{exc.kind}:{exc.raw_excerpt}")
+    assert hashes[0] == hashes[1]

@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     assess.add_argument("bundle", help="bundle or sample JSON file")
     assess.add_argument("-q", "--question", help="the question (default: the sample's question)")
     assess.add_argument("--answer", help="a draft answer to check claim by claim")
-    _add_provider_options(assess, ["ollama", "openai", "replay"])
+    _add_provider_options(assess, ["ollama", "openai", "llamacpp", "replay"])
     assess.add_argument("--replay-file", type=Path, metavar="RAW.json", help="recorded raw reply to replay")
     assess.add_argument("--prompt-version", help="prompt identity to record (replay of another tool's run)")
     assess.add_argument("--prompt-sha256", help="prompt hash to record (with --prompt-version)")
@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     trial.add_argument("--out", type=Path, required=True, help="run directory (rerun the same command to resume)")
     trial.add_argument("--gates", type=Path, help="JSON mapping gate name to threshold (replaces the defaults)")
     trial.add_argument("--fail-fast", action="store_true", help="stop at the first provider failure")
-    _add_provider_options(trial, ["ollama", "openai"])
+    _add_provider_options(trial, ["ollama", "openai", "llamacpp"])
     trial.set_defaults(handler=_trial)
 
     trial_report = commands.add_parser("trial-report", help="print a trial result's summary and gates")

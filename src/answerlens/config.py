@@ -6,11 +6,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-Provider = Literal["ollama", "openai", "replay"]
+Provider = Literal["ollama", "openai", "llamacpp", "replay"]
 
 DEFAULT_BASE_URLS: dict[str, str] = {
     "ollama": "http://127.0.0.1:11434/v1",
     "openai": "https://api.openai.com/v1",
+    "llamacpp": "http://127.0.0.1:8080/v1",
 }
 
 UPSTREAM_FIELDS = frozenset(
@@ -25,7 +26,8 @@ class AnswerabilityConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     provider: Provider = "ollama"
-    """``ollama`` (native API), ``openai`` (any OpenAI-compatible server) or ``replay`` (a recorded reply)."""
+    """``ollama`` (native API), ``openai`` (any OpenAI-compatible server), ``llamacpp`` (a llama.cpp server,
+    e.g. ``answerlens serve-model``) or ``replay`` (a recorded reply)."""
     model: str = Field(default="qwen3.5:9b", min_length=1)
     api_key: SecretStr | None = Field(default=None, repr=False)
     """Sent only as a header."""

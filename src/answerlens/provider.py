@@ -36,6 +36,7 @@ EXCERPT_CHARS = 500
 _SERVER_NAMES = {
     "ollama": "Ollama",
     "openai": "the OpenAI-compatible server",
+    "llamacpp": "the llama.cpp server",
     "replay": "the recorded response",
 }
 
@@ -353,6 +354,29 @@ class OpenAIEngine:
         )
 
 
+LLAMACPP_MAX_TOKENS = 1024
+"""Reply bound for llama.cpp servers when none is configured: a looping small model stops here."""
+
+
+class LlamaCppEngine(OpenAIEngine):
+    """llama.cpp's OpenAI-compatible server (the embedded one, or any ``llama-server``).
+
+    Sends what only this engine understands: ``repeat_penalty`` 1.1 (at 1.0 long prompts looped until the
+    token bound), ``cache_prompt: false`` (prompt-cache reuse changed otherwise identical outputs), and a
+    bounded ``max_tokens``. Any finish reason but ``stop`` means the JSON was cut short.
+    """
+
+    name = "llamacpp"
+    truncates_unless_stopped = True
+
+    def _payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        payload = super()._payload(messages)
+        payload["repeat_penalty"] = 1.1
+        payload["cache_prompt"] = False
+        payload["max_tokens"] = self.config.max_tokens or LLAMACPP_MAX_TOKENS
+        return payload
+
+
 def _rejects_json_schema(response: httpx.Response) -> bool:
     if response.status_code not in (400, 404, 415, 422, 501):
         return False
@@ -410,8 +434,9 @@ async def _ask(engine: Engine, failures: _Failures, system: str, user: str, max_
     for attempt in range(1, max_retries + 2):
         progress.requests = attempt
         reply = await engine.chat(messages)
-        if reply.finish_reason == "length":
-            raise failures.truncated("finish reason 'length'", reply.text)
+        strict = getattr(engine, "truncates_unless_stopped", False)
+        if reply.finish_reason == "length" or (strict and reply.finish_reason != "stop"):
+            raise failures.truncated(f"finish reason {reply.finish_reason!r}", reply.text)
         try:
             raw = parse_reply(reply.text)
         except ReplyError as exc:
@@ -442,6 +467,8 @@ def make_engine(config: AnswerabilityConfig, client: httpx.AsyncClient, failures
         return ReplayEngine(recorded)
     if config.provider == "ollama":
         return OllamaEngine(config, client, failures)
+    if config.provider == "llamacpp":
+        return LlamaCppEngine(config, client, failures)
     return OpenAIEngine(config, client, failures)
 
 
@@ -588,7 +615,9 @@ async def preflight(
             # Reachable means an HTTP answer came back, even a refusal; silence is not reachable.
             reachable = exc.kind not in _NO_ANSWER
             return Preflight(reachable=reachable, context_tokens_estimate=estimate, problem=str(exc))
-        found = _has_model(models, config.model) if models or config.provider == "ollama" else None
+        # A llama.cpp server answers with the one model it loaded, whatever name is asked for.
+        listed = models and config.provider != "llamacpp"
+        found = _has_model(models, config.model) if listed or config.provider == "ollama" else None
         if config.provider == "ollama":
             server, window = await _ollama_facts(client, config, failures, found is True)
         else:
