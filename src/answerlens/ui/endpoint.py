@@ -6,7 +6,7 @@ response, the reply to replay and how to label it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import streamlit as st
@@ -93,7 +93,7 @@ def _live(prefix: str, provider: str, source: Source | None) -> Choice:
     if not model:
         st.html(notice_html("warning", "Choose a model", remedy="pick one the server lists, or type its name"))
         return Choice(None, "no model chosen")
-    config = runner.make_config(Endpoint(**{**endpoint.__dict__, "model": model}))
+    config = runner.make_config(replace(endpoint, model=model))
     if model != current:
         check = _preflight(config.model_dump_json(exclude={"api_key"}), context_chars, config)
     _preflight_line(prefix, config, check, source)
