@@ -154,6 +154,27 @@ async def test_openai_chat_request(scripted_server: ScriptedServer) -> None:
     assert assessment.provider_metadata.response_format == "json_schema"
 
 
+async def test_llamacpp_gets_its_own_sampling_options_and_only_it(scripted_server: ScriptedServer) -> None:
+    scripted_server.script("/v1/chat/completions", openai_chat(VALID), openai_chat(VALID), openai_chat(VALID))
+    await assess(config(scripted_server, "llamacpp"))
+    await assess(config(scripted_server, "llamacpp", max_tokens=300))
+    await assess(config(scripted_server, "openai"))
+    default, bounded, plain = (request.json for request in scripted_server.requests)
+    assert (default["repeat_penalty"], default["cache_prompt"], default["max_tokens"]) == (1.1, False, 1024)
+    assert default["response_format"]["type"] == "json_schema"
+    assert bounded["max_tokens"] == 300
+    assert not {"repeat_penalty", "cache_prompt", "max_tokens"} & plain.keys()
+
+
+@pytest.mark.parametrize("finish", ["length", "abort", None])
+async def test_llamacpp_any_finish_but_stop_is_truncation(scripted_server: ScriptedServer, finish: str | None) -> None:
+    scripted_server.script("/v1/chat/completions", openai_chat(VALID, finish_reason=finish))
+    with pytest.raises(AnswerabilityError) as info:
+        await assess(config(scripted_server, "llamacpp"))
+    assert_failure(info.value, "truncated", scripted_server.base_url)
+    assert "the llama.cpp server at" in str(info.value)
+
+
 async def test_openai_falls_back_to_json_object_and_remembers(scripted_server: ScriptedServer) -> None:
     path = "/v1/chat/completions"
     scripted_server.script(
