@@ -1,6 +1,6 @@
 """Talking to models over plain httpx: Ollama's native API, OpenAI-compatible servers, recorded replies.
 
-Every failure becomes an ``AnswerabilityError`` in one place (``_Failures``) with a message that names the
+Every failure becomes an ``AnswerabilityError`` in one place (``Failures``) with a message that names the
 base URL and model and says what to do. The API key is sent only as a header and redacted from anything a
 server sends back. ``list_models`` and ``preflight`` serve the app's endpoint panel.
 """
@@ -11,8 +11,6 @@ import asyncio
 import functools
 import ipaddress
 import json
-import math
-import re
 import ssl
 import time
 from dataclasses import dataclass, field
@@ -25,7 +23,6 @@ from answerlens.errors import AnswerabilityError
 from answerlens.prompts import (
     RESPONSE_SCHEMA,
     RESPONSE_SCHEMA_NAME,
-    SYSTEM_PROMPT,
     RawAssessment,
     ReplyError,
     parse_reply,
@@ -74,7 +71,7 @@ class Engine(Protocol):
 
 
 @dataclass
-class _Failures:
+class Failures:
     """The one seam where foreign failures become ``AnswerabilityError``.
 
     Text that came from elsewhere (a response body, a transport error, the model's reply) is redacted
@@ -197,7 +194,7 @@ def _error_text(response: httpx.Response) -> str:
     return response.text.strip()
 
 
-def _json_body(response: httpx.Response, failures: _Failures) -> dict[str, Any]:
+def json_body(response: httpx.Response, failures: Failures) -> dict[str, Any]:
     try:
         data = response.json()
     except ValueError:
@@ -209,7 +206,7 @@ def _json_body(response: httpx.Response, failures: _Failures) -> dict[str, Any]:
 
 
 async def _post(client: httpx.AsyncClient, url: str, payload: dict[str, Any], headers: dict[str, str],
-                failures: _Failures) -> httpx.Response:
+                failures: Failures) -> httpx.Response:
     try:
         return await client.post(url, json=payload, headers=headers)
     except httpx.TransportError as exc:
@@ -226,7 +223,7 @@ class OllamaEngine:
 
     name = "ollama"
 
-    def __init__(self, config: AnswerabilityConfig, client: httpx.AsyncClient, failures: _Failures) -> None:
+    def __init__(self, config: AnswerabilityConfig, client: httpx.AsyncClient, failures: Failures) -> None:
         self.config = config
         self.client = client
         self.failures = failures
@@ -256,7 +253,7 @@ class OllamaEngine:
     async def chat(self, messages: list[dict[str, str]]) -> ChatReply:
         assert self.base_url is not None
         url = f"{ollama_root(self.base_url)}/api/chat"
-        headers = _auth_headers(self.config)
+        headers = auth_headers(self.config)
         response = await _post(self.client, url, self._payload(messages), headers, self.failures)
         if (
             response.status_code == 400
@@ -269,15 +266,15 @@ class OllamaEngine:
             response = await _post(self.client, url, self._payload(messages), headers, self.failures)
         if response.status_code >= 400:
             raise self.failures.status(response)
-        data = _json_body(response, self.failures)
+        data = json_body(response, self.failures)
         message = data.get("message")
         if not isinstance(message, dict) or not isinstance(message.get("content"), str):
             raise self.failures.body(response, "no message.content")
         return ChatReply(
             text=self.failures.redact(message["content"]),
             finish_reason=data.get("done_reason"),
-            prompt_tokens=_int(data.get("prompt_eval_count")),
-            completion_tokens=_int(data.get("eval_count")),
+            prompt_tokens=as_int(data.get("prompt_eval_count")),
+            completion_tokens=as_int(data.get("eval_count")),
             response_format="json_schema",
         )
 
@@ -298,7 +295,7 @@ class OpenAIEngine:
 
     name = "openai"
 
-    def __init__(self, config: AnswerabilityConfig, client: httpx.AsyncClient, failures: _Failures) -> None:
+    def __init__(self, config: AnswerabilityConfig, client: httpx.AsyncClient, failures: Failures) -> None:
         self.config = config
         self.client = client
         self.failures = failures
@@ -329,14 +326,14 @@ class OpenAIEngine:
 
     async def chat(self, messages: list[dict[str, str]]) -> ChatReply:
         url = f"{self.base_url}/chat/completions"
-        headers = _auth_headers(self.config)
+        headers = auth_headers(self.config)
         response = await _post(self.client, url, self._payload(messages), headers, self.failures)
         if self.response_format == "json_schema" and _rejects_json_schema(response):
             self.response_format = "json_object"
             response = await _post(self.client, url, self._payload(messages), headers, self.failures)
         if response.status_code >= 400:
             raise self.failures.status(response)
-        data = _json_body(response, self.failures)
+        data = json_body(response, self.failures)
         try:
             choice = data["choices"][0]
             content = choice["message"].get("content")
@@ -348,8 +345,8 @@ class OpenAIEngine:
         return ChatReply(
             text=self.failures.redact(content) if isinstance(content, str) else "",
             finish_reason=choice.get("finish_reason"),
-            prompt_tokens=_int(usage.get("prompt_tokens")),
-            completion_tokens=_int(usage.get("completion_tokens")),
+            prompt_tokens=as_int(usage.get("prompt_tokens")),
+            completion_tokens=as_int(usage.get("completion_tokens")),
             response_format=self.response_format,
         )
 
@@ -397,18 +394,18 @@ class ReplayEngine:
         return ChatReply(text=self.text, finish_reason="stop", response_format="recorded")
 
 
-def _auth_headers(config: AnswerabilityConfig) -> dict[str, str]:
+def auth_headers(config: AnswerabilityConfig) -> dict[str, str]:
     if config.api_key is None:
         return {}
     return {"Authorization": f"Bearer {config.api_key.get_secret_value()}"}
 
 
-def _int(value: Any) -> int | None:
+def as_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 async def request_raw_assessment(
-    engine: Engine, failures: _Failures, system: str, user: str, *, max_retries: int, timeout: float
+    engine: Engine, failures: Failures, system: str, user: str, *, max_retries: int, timeout: float
 ) -> RawReply:
     """Ask, validate, and re-ask at most ``max_retries`` times with the validation error; all within
     ``timeout`` seconds."""
@@ -428,7 +425,7 @@ class _Progress:
     requests: int = 0
 
 
-async def _ask(engine: Engine, failures: _Failures, system: str, user: str, max_retries: int,
+async def _ask(engine: Engine, failures: Failures, system: str, user: str, max_retries: int,
                started: float, progress: _Progress) -> RawReply:
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     for attempt in range(1, max_retries + 2):
@@ -458,7 +455,7 @@ async def _ask(engine: Engine, failures: _Failures, system: str, user: str, max_
     raise AssertionError("unreachable")
 
 
-def make_engine(config: AnswerabilityConfig, client: httpx.AsyncClient, failures: _Failures,
+def make_engine(config: AnswerabilityConfig, client: httpx.AsyncClient, failures: Failures,
                 recorded: str | dict[str, Any] | None = None) -> Engine:
     if config.provider == "replay":
         if recorded is None:
@@ -472,8 +469,8 @@ def make_engine(config: AnswerabilityConfig, client: httpx.AsyncClient, failures
     return OpenAIEngine(config, client, failures)
 
 
-def failures_for(config: AnswerabilityConfig) -> _Failures:
-    return _Failures(
+def failures_for(config: AnswerabilityConfig) -> Failures:
+    return Failures(
         engine=config.provider,
         base_url=config.effective_base_url,
         model=config.model,
@@ -516,186 +513,3 @@ def _is_loopback(url: str | None) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-# --- The endpoint panel: which models a server has and whether the context fits -------------------------
-
-CHARS_PER_TOKEN = 4.2
-"""A rough, model-independent ratio for estimating tokens from characters (preflight only)."""
-REPLY_RESERVE_TOKENS = 1024
-"""Room kept for the model's reply when judging whether a context fits (``max_tokens`` when set)."""
-
-
-@dataclass(frozen=True)
-class Preflight:
-    """What a server said before any assessment: reachable, which models, how large a context fits.
-
-    ``fits`` compares the context estimate plus the system prompt and a reply reserve with the context
-    window; it is None when either side is unknown. ``problem`` is the first thing that would make an
-    assessment fail (unreachable server, refused listing, missing model, context too large), with its remedy.
-    """
-
-    reachable: bool
-    server: str | None = None
-    models: tuple[str, ...] = ()
-    model_found: bool | None = None
-    context_window: int | None = None
-    context_tokens_estimate: int | None = None
-    fits: bool | None = None
-    problem: str | None = None
-
-
-async def _get(client: httpx.AsyncClient, url: str, headers: dict[str, str], failures: _Failures,
-               payload: dict[str, Any] | None = None) -> dict[str, Any]:
-    try:
-        if payload is None:
-            response = await client.get(url, headers=headers)
-        else:
-            response = await client.post(url, json=payload, headers=headers)
-    except httpx.TransportError as exc:
-        raise failures.transport(exc) from exc
-    if response.status_code >= 400:
-        raise failures.status(response)
-    return _json_body(response, failures)
-
-
-async def _list_models(
-    client: httpx.AsyncClient, config: AnswerabilityConfig, failures: _Failures
-) -> list[str]:
-    base_url = config.effective_base_url
-    assert base_url is not None
-    headers = _auth_headers(config)
-    if config.provider == "ollama":
-        data = await _get(client, f"{ollama_root(base_url)}/api/tags", headers, failures)
-        entries, key = data.get("models"), "name"
-    else:
-        data = await _get(client, f"{base_url}/models", headers, failures)
-        entries, key = data.get("data"), "id"
-    if not isinstance(entries, list):
-        raise failures.error("bad_body", f"{failures.where} listed no models (no {key!r} entries)",
-                             "check that the base URL points at the API (…/v1) of the right kind of server")
-    return [entry[key] for entry in entries if isinstance(entry, dict) and isinstance(entry.get(key), str)]
-
-
-async def list_models(config: AnswerabilityConfig, *, timeout: float = 3.0) -> list[str]:
-    """The model names the configured server offers (Ollama ``/api/tags``, OpenAI-compatible ``/models``).
-
-    The replay provider offers none. Failures raise ``AnswerabilityError`` as chat calls do.
-    """
-    if config.provider == "replay":
-        return []
-    async with make_client(config, timeout) as client:
-        return await _list_models(client, config, failures_for(config))
-
-
-_NO_ANSWER = frozenset({"connection_refused", "connect_timeout", "read_timeout", "transport"})
-
-
-def _has_model(models: list[str], model: str) -> bool:
-    # Ollama lists `llama3:latest` for a model pulled as `llama3`.
-    return model in models or (":" not in model and f"{model}:latest" in models)
-
-
-async def preflight(
-    config: AnswerabilityConfig, *, context_chars: int | None = None, timeout: float = 3.0
-) -> Preflight:
-    """Ask the configured server what it is, which models it has and how large a context it takes.
-
-    Never raises for an unreachable or refusing server: the returned ``problem`` says what went wrong and
-    what to do. Optional facts the server does not tell (version, context window) are None.
-    """
-    estimate = math.ceil(context_chars / CHARS_PER_TOKEN) if context_chars is not None else None
-    if config.provider == "replay":
-        return Preflight(reachable=True, server="recorded response", context_tokens_estimate=estimate)
-    failures = failures_for(config)
-    async with make_client(config, timeout) as client:
-        try:
-            models = await _list_models(client, config, failures)
-        except AnswerabilityError as exc:
-            # Reachable means an HTTP answer came back, even a refusal; silence is not reachable.
-            reachable = exc.kind not in _NO_ANSWER
-            return Preflight(reachable=reachable, context_tokens_estimate=estimate, problem=str(exc))
-        # A llama.cpp server answers with the one model it loaded, whatever name is asked for.
-        listed = models and config.provider != "llamacpp"
-        found = _has_model(models, config.model) if listed or config.provider == "ollama" else None
-        if config.provider == "ollama":
-            server, window = await _ollama_facts(client, config, failures, found is True)
-        else:
-            server, window = await _openai_facts(client, config, failures)
-    fits = None
-    if estimate is not None and window is not None:
-        reserve = config.max_tokens or REPLY_RESERVE_TOKENS
-        fits = estimate + math.ceil(len(SYSTEM_PROMPT) / CHARS_PER_TOKEN) + reserve <= window
-    problem = None
-    if found is False:
-        remedy = "pick a listed model"
-        if config.provider == "ollama":
-            remedy = f"pull it with `ollama pull {config.model}` or pick a listed model"
-        problem = f"model {config.model!r} is not on {failures.server} — {remedy}"
-    elif fits is False:
-        problem = (f"the context (about {estimate} tokens, plus the prompt and room for the reply) does not "
-                   f"fit the context window of {window} tokens — raise num_ctx, or pack a smaller bundle")
-    return Preflight(reachable=True, server=server, models=tuple(models), model_found=found,
-                     context_window=window, context_tokens_estimate=estimate, fits=fits, problem=problem)
-
-
-async def _optional(client: httpx.AsyncClient, url: str, config: AnswerabilityConfig, failures: _Failures,
-                    payload: dict[str, Any] | None = None) -> dict[str, Any] | None:
-    # Version and context facts are extras: a server that does not offer them is still usable.
-    try:
-        return await _get(client, url, _auth_headers(config), failures, payload)
-    except AnswerabilityError:
-        return None
-
-
-async def _ollama_facts(client: httpx.AsyncClient, config: AnswerabilityConfig, failures: _Failures,
-                        model_found: bool) -> tuple[str, int | None]:
-    assert config.effective_base_url is not None
-    root = ollama_root(config.effective_base_url)
-    version = await _optional(client, f"{root}/api/version", config, failures)
-    server = "Ollama"
-    if version is not None and isinstance(version.get("version"), str):
-        server = f"Ollama {version['version']}"
-    if config.num_ctx is not None:
-        # The request asks for this window explicitly, so it is the one that applies.
-        return server, config.num_ctx
-    if not model_found:
-        return server, None
-    show = await _optional(client, f"{root}/api/show", config, failures, {"model": config.model})
-    return server, _ollama_context(show) if show is not None else None
-
-
-_NUM_CTX_RE = re.compile(r"^\s*num_ctx\s+(\d+)\s*$", re.MULTILINE)
-
-
-def _ollama_context(show: dict[str, Any]) -> int | None:
-    # A Modelfile's num_ctx is what Ollama runs with; the trained length is the fallback.
-    parameters = show.get("parameters")
-    if isinstance(parameters, str) and (match := _NUM_CTX_RE.search(parameters)):
-        return int(match.group(1))
-    info = show.get("model_info")
-    if isinstance(info, dict):
-        for key, value in info.items():
-            if key.endswith(".context_length") and _int(value) is not None:
-                return int(value)
-    return None
-
-
-async def _openai_facts(client: httpx.AsyncClient, config: AnswerabilityConfig,
-                        failures: _Failures) -> tuple[str, int | None]:
-    base_url = config.effective_base_url
-    assert base_url is not None
-    props = await _optional(client, f"{ollama_root(base_url)}/props", config, failures)
-    settings = props.get("default_generation_settings") if props is not None else None
-    if isinstance(settings, dict) and _int(settings.get("n_ctx")) is not None:
-        return "llama.cpp (OpenAI-compatible)", int(settings["n_ctx"])
-    listing = await _optional(client, f"{base_url}/models", config, failures)
-    entries = listing.get("data") if listing is not None else None
-    if not isinstance(entries, list):
-        entries = []
-    for entry in entries:
-        meta = entry.get("meta") if isinstance(entry, dict) else None
-        if isinstance(meta, dict) and _int(meta.get("n_ctx_train")) is not None:
-            if entry.get("id") == config.model or len(entries) == 1:
-                return "OpenAI-compatible", int(meta["n_ctx_train"])
-    return "OpenAI-compatible", None

@@ -13,7 +13,7 @@ import streamlit as st
 
 from answerlens.config import DEFAULT_BASE_URLS, AnswerabilityConfig
 from answerlens.errors import BundleError
-from answerlens.provider import Preflight
+from answerlens.preflight import Preflight
 from answerlens.ui import runner, sources
 from answerlens.ui.exports import recorded_text
 from answerlens.ui.markup import notice_html

@@ -18,7 +18,7 @@ from answerlens.bundle import ContextFormat, MemoryBundle
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, BundleError, describe_validation
 from answerlens.evaluator import AnswerabilityEvaluator
-from answerlens.provider import Preflight, preflight
+from answerlens.preflight import Preflight, preflight
 
 log = logging.getLogger(__name__)
 
