@@ -46,6 +46,7 @@ def test_answerlens_additions() -> None:
     assert assessment.prompt_version == PROMPT_VERSION and assessment.prompt_sha256 == PROMPT_SHA256
     assert assessment.raw_output == json.loads(RAW_TEXT)
     assert assessment.raw_output_sha256 == sha256_text(RAW_TEXT)
+    assert assessment.raw_output_text == RAW_TEXT
     claimed = [r.claimed_status.value for r in assessment.requirements if r.claimed_status]
     assert claimed == ["supported", "supported", "conflicting", "supported"]
     context = load_context()

@@ -64,3 +64,15 @@ def test_not_an_assessment() -> None:
     bad = json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text())
     bad["requirements"][0]["status"] = "maybe"
     assert "malformed requirements" in verify_assessment(bad).problems[0]
+
+
+def test_raw_output_text_is_checked_against_its_hash() -> None:
+    from answerlens import AnswerabilityConfig, derive_assessment
+
+    raw = (PRME / "assessments" / "raw_output_reader_openai.json").read_text()
+    assessment = derive_assessment("Q?", PRME / "bundles" / "bundle_reader_citations.json", raw,
+                                   config=AnswerabilityConfig(provider="replay", model="r"))
+    assert verify_assessment(assessment).ok
+    data = assessment.model_dump(mode="json")
+    data["raw_output_text"] = raw + " "
+    assert verify_assessment(data).problems == ("raw_output_sha256 does not match the recorded raw_output_text",)

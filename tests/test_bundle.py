@@ -143,7 +143,7 @@ def test_oversized_file_is_refused_before_reading(tmp_path: Path) -> None:
     huge = tmp_path / "huge.json"
     with huge.open("wb") as handle:
         handle.truncate(MAX_BUNDLE_BYTES + 1)  # sparse: no 50 MB written
-    with pytest.raises(BundleError, match="limit is 52 MB"):
+    with pytest.raises(BundleError, match="file is 50.0 MB; the limit is 50 MB"):
         load_bundle(huge)
 
 

@@ -17,7 +17,7 @@ def test_why_is_built_from_the_data() -> None:
     assert "“Cache used by the dashboard API” by m1" in text
     assert "“Dashboard API owner” (the model claimed supported, but it had fewer than 1 valid" in text
     assert "m99 in requirement 3 (not a citable reference in this context)" in text
-    assert "m4 in requirement 1 (cites a memory this requirement already cites)" in text
+    assert "m4 in requirement 1 (the same token again, skipped)" in text
 
 
 def test_why_without_a_model_call() -> None:

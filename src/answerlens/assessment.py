@@ -90,6 +90,8 @@ class AnswerabilityAssessment(BaseModel):
     """answerlens: the model's reply as parsed JSON, so the assessment can be re-derived (replayed)."""
     raw_output_sha256: str | None = None
     """answerlens: sha256 of the model's raw reply text."""
+    raw_output_text: str | None = None
+    """answerlens: the model's reply exactly as received (``raw_output_sha256`` hashes it)."""
     provider_metadata: ProviderMetadata | None = None
 
     @property
@@ -99,7 +101,8 @@ class AnswerabilityAssessment(BaseModel):
 
     def prme_dict(self) -> dict[str, Any]:
         """Only PRME's fields, as PRME dumps them."""
-        data = self.model_dump(mode="json", exclude={"raw_output", "raw_output_sha256", "provider_metadata"})
+        ours = {"raw_output", "raw_output_sha256", "raw_output_text", "provider_metadata"}
+        data = self.model_dump(mode="json", exclude=ours)
         for item in data["requirements"]:
             item.pop("claimed_status")
             item.pop("citations")
@@ -207,6 +210,7 @@ def derive_assessment(
         ),
         raw_output=raw.model_dump(mode="json") if model_called else None,
         raw_output_sha256=sha256_text(raw_text) if model_called else None,
+        raw_output_text=raw_text if model_called else None,
         provider_metadata=provider_metadata,
         **identity,
     )

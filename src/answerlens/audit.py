@@ -150,6 +150,9 @@ def verify_assessment(assessment: BaseModel | Mapping[str, Any]) -> Verification
         needed = {"supported": 1, "conflicting": 2}.get(item["status"], 0)
         if len(set(map(str, ids))) < needed:
             problems.append(f"requirement[{index}] is {item['status']} with fewer than {needed} distinct memories")
+    raw_text, raw_sha = data.get("raw_output_text"), data.get("raw_output_sha256")
+    if isinstance(raw_text, str) and raw_sha is not None and sha256_text(raw_text) != raw_sha:
+        problems.append("raw_output_sha256 does not match the recorded raw_output_text")
     return VerificationReport(
         ok=not problems, problems=tuple(problems), evaluation_id=recomputed_id, assessment_sha256=recomputed_sha
     )

@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from answerlens.errors import BundleError, describe_validation
 
 MAX_BUNDLE_BYTES = 50 * 1024 * 1024
-"""Largest bundle file ``load_bundle`` reads (50 MB)."""
+"""Largest bundle file ``load_bundle`` reads (50 MB, counted as MiB)."""
+MB = 1024 * 1024
 
 SPEAKER_METADATA_KEY = "prme_speaker_v1"
 MAX_SPEAKER_LENGTH = 200
@@ -348,7 +349,7 @@ def read_json_file(path: Path, *, max_bytes: int = MAX_BUNDLE_BYTES, error: type
         raise error("is a directory, not a JSON file", source=label)
     if size > max_bytes:
         raise error(
-            f"file is {size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB — pack fewer records",
+            f"file is {size / MB:.1f} MB; the limit is {max_bytes / MB:.0f} MB — pack fewer records",
             source=label,
         )
     try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from answerlens.assessment import AnswerabilityAssessment, AnswerabilityRequirement
-from answerlens.citations import Decision, DiscardReason
+from answerlens.citations import CitationDecision, Decision, DiscardReason
 from answerlens.verdict import AnswerabilityStatus
 
 REASON_TEXT = {
@@ -49,7 +49,7 @@ def why(assessment: AnswerabilityAssessment) -> str:
     if missing:
         parts.append("Missing: " + "; ".join(_missing(r) for r in missing) + ".")
     discarded = [
-        f"{citation.normalized or repr(citation.token)} in requirement {index} ({REASON_TEXT[citation.reason]})"
+        f"{citation.normalized or repr(citation.token)} in requirement {index} ({reason_text(citation)})"
         for index, r in enumerate(reqs)
         for citation in r.citations
         if citation.decision == Decision.DISCARDED and citation.reason is not None
@@ -57,6 +57,13 @@ def why(assessment: AnswerabilityAssessment) -> str:
     if discarded:
         parts.append("Discarded citations: " + "; ".join(discarded) + ".")
     return " ".join(parts)
+
+
+def reason_text(citation: CitationDecision) -> str:
+    """Why a token was discarded; a token repeated verbatim is skipped silently (no citation error)."""
+    if citation.reason == DiscardReason.DUPLICATE_MEMORY and citation.error is None:
+        return "the same token again, skipped"
+    return REASON_TEXT[citation.reason] if citation.reason else "discarded"
 
 
 def _quote(requirement: AnswerabilityRequirement) -> str:

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from answerlens.audit import canonical_json, sha256_text
-from answerlens.bundle import MAX_BUNDLE_BYTES, MemoryBundle, load_bundle
+from answerlens.bundle import MAX_BUNDLE_BYTES, MB, MemoryBundle, load_bundle
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, BundleError, DatasetError, TrialError, describe_validation
 from answerlens.evaluator import AnswerabilityEvaluator
@@ -91,7 +91,7 @@ def load_dataset(path: Path | str) -> Dataset:
     except OSError as exc:
         raise DatasetError(f"{path}: cannot read dataset ({exc.strerror})") from None
     if len(data) > MAX_BUNDLE_BYTES:
-        raise DatasetError(f"{path}: dataset is {len(data) / 1e6:.1f} MB; the limit is {MAX_BUNDLE_BYTES / 1e6:.0f} MB")
+        raise DatasetError(f"{path}: dataset is {len(data) / MB:.1f} MB; the limit is {MAX_BUNDLE_BYTES / MB:.0f} MB")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
