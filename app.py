@@ -8,5 +8,6 @@ st.navigation(
         st.Page("pages/inspect.py", title="Inspect", icon=":material/manage_search:", default=True),
         st.Page("pages/packing.py", title="Packing", icon=":material/view_agenda:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+        st.Page("pages/trials.py", title="Trials", icon=":material/stacked_bar_chart:"),
     ]
 ).run()

@@ -14,14 +14,18 @@ import streamlit as st
 from answerlens.config import DEFAULT_BASE_URLS, AnswerabilityConfig
 from answerlens.errors import BundleError
 from answerlens.preflight import Preflight
-from answerlens.ui import runner, sources
+from answerlens.ui import local_model_panel, runner, sources
 from answerlens.ui.exports import recorded_text
+from answerlens.ui.local_model import State
 from answerlens.ui.markup import notice_html
 from answerlens.ui.runner import Endpoint
 from answerlens.ui.sources import Source
 
-PROVIDERS = {"Ollama": "ollama", "OpenAI-compatible server": "openai", "Recorded response": "replay"}
+PROVIDERS = {"Ollama": "ollama", "OpenAI-compatible server": "openai", "Embedded model (llama.cpp)": "llamacpp",
+             "Recorded response": "replay"}
 DEFAULT_MODELS = {"ollama": "qwen3.5:9b", "openai": ""}
+DEFAULT_TIMEOUTS = {"ollama": 120.0, "openai": 120.0, "llamacpp": 300.0}
+"""Seconds for a whole assess call; small CPU-bound local models are slow on long contexts."""
 
 
 @dataclass(frozen=True)
@@ -43,44 +47,57 @@ def _preflight(config_json: str, context_chars: int | None, _config: Answerabili
     return runner.check_endpoint(_config, context_chars)
 
 
-def panel(prefix: str, source: Source | None) -> Choice:
-    """Draw the panel (in the sidebar) and return the choice."""
+def panel(prefix: str, source: Source | None, *, recorded: bool = True) -> Choice:
+    """Draw the panel (in the sidebar) and return the choice; ``recorded=False`` leaves out the recorded
+    response (a trial asks new questions, which no recording answers)."""
     with st.sidebar:
         st.subheader("Endpoint")
-        label = st.radio("Provider", list(PROVIDERS), key=f"{prefix}.provider")
+        labels = [label for label, provider in PROVIDERS.items() if recorded or provider != "replay"]
+        label = st.radio("Provider", labels, key=f"{prefix}.provider")
         provider = PROVIDERS[label]
         if provider == "replay":
             return _recorded(prefix, source)
-        return _live(prefix, provider, source)
+        if provider == "llamacpp":
+            return _embedded(prefix, source, recorded)
+        return _live(prefix, provider, source, recorded)
 
 
 def _use_recorded(prefix: str) -> None:
     st.session_state[f"{prefix}.provider"] = "Recorded response"
 
 
-def _live(prefix: str, provider: str, source: Source | None) -> Choice:
+def _settings(prefix: str, provider: str) -> dict[str, Any]:
+    """The "Sampling and limits" expander, as ``Endpoint`` fields."""
+    with st.expander("Sampling and limits"):
+        timeout = st.number_input("Timeout (s, whole call)", min_value=1.0, max_value=3600.0,
+                                  value=DEFAULT_TIMEOUTS[provider], step=10.0, key=f"{prefix}.timeout.{provider}")
+        temperature = st.number_input("Temperature", min_value=0.0, max_value=2.0, value=0.0, step=0.1,
+                                      key=f"{prefix}.temperature")
+        seed = st.number_input("Seed (empty: none)", min_value=0, value=None, step=1, key=f"{prefix}.seed")
+        num_ctx = max_tokens = None
+        if provider == "ollama":
+            num_ctx = st.number_input("Context window, num_ctx (empty: server default)", min_value=256,
+                                      value=None, step=1024, key=f"{prefix}.num_ctx")
+        if provider == "llamacpp":
+            max_tokens = st.number_input("Reply bound, max_tokens (empty: 1024)", min_value=16, value=None,
+                                         step=256, key=f"{prefix}.max_tokens")
+        retries = st.number_input("Re-asks after an invalid reply", min_value=0, max_value=10, value=2,
+                                  key=f"{prefix}.retries")
+    return {"timeout": timeout, "temperature": temperature, "seed": int(seed) if seed is not None else None,
+            "num_ctx": int(num_ctx) if num_ctx is not None else None,
+            "max_tokens": int(max_tokens) if max_tokens is not None else None, "max_retries": int(retries)}
+
+
+def _live(prefix: str, provider: str, source: Source | None, recorded: bool) -> Choice:
     base_url = st.text_input("Base URL", value=DEFAULT_BASE_URLS[provider], key=f"{prefix}.base_url.{provider}")
     model_key = f"{prefix}.model.{provider}"
     model_slot = st.empty()
     api_key = st.text_input("API key", type="password", key=f"{prefix}.api_key.{provider}",
                             help="Sent only as a header; never shown, stored in results, hashed or logged.")
-    with st.expander("Sampling and limits"):
-        timeout = st.number_input("Timeout (s, whole call)", min_value=1.0, max_value=3600.0, value=120.0,
-                                  step=10.0, key=f"{prefix}.timeout")
-        temperature = st.number_input("Temperature", min_value=0.0, max_value=2.0, value=0.0, step=0.1,
-                                      key=f"{prefix}.temperature")
-        seed = st.number_input("Seed (empty: none)", min_value=0, value=None, step=1, key=f"{prefix}.seed")
-        num_ctx = None
-        if provider == "ollama":
-            num_ctx = st.number_input("Context window, num_ctx (empty: server default)", min_value=256,
-                                      value=None, step=1024, key=f"{prefix}.num_ctx")
-        retries = st.number_input("Re-asks after an invalid reply", min_value=0, max_value=10, value=2,
-                                  key=f"{prefix}.retries")
+    settings = _settings(prefix, provider)
     current = st.session_state.get(model_key, DEFAULT_MODELS[provider])
     endpoint = Endpoint(provider=provider, model=current or "unset", base_url=base_url.strip() or None,
-                        api_key=api_key or None, timeout=timeout, temperature=temperature,
-                        seed=int(seed) if seed is not None else None,
-                        num_ctx=int(num_ctx) if num_ctx is not None else None, max_retries=int(retries))
+                        api_key=api_key or None, **settings)
     try:
         probe = runner.make_config(endpoint)
     except ValueError as exc:
@@ -96,7 +113,24 @@ def _live(prefix: str, provider: str, source: Source | None) -> Choice:
     config = runner.make_config(replace(endpoint, model=model))
     if model != current:
         check = _preflight(config.model_dump_json(exclude={"api_key"}), context_chars, config)
-    _preflight_line(prefix, config, check, source)
+    _preflight_line(prefix, config, check, source, recorded)
+    return Choice(config)
+
+
+def _embedded(prefix: str, source: Source | None, recorded: bool) -> Choice:
+    status = local_model_panel.panel(prefix)
+    if status is None or status.state != State.RUNNING:
+        return Choice(None, "start the embedded model first (the Start button in the sidebar)")
+    endpoint = Endpoint(provider="llamacpp", model=status.model, base_url=status.base_url,
+                        **_settings(prefix, "llamacpp"))
+    try:
+        config = runner.make_config(endpoint)
+    except ValueError as exc:
+        st.html(notice_html("error", "Invalid endpoint settings", str(exc)))
+        return Choice(None, str(exc))
+    context_chars = len(source.context) if source is not None else None
+    check = _preflight(config.model_dump_json(exclude={"api_key"}), context_chars, config)
+    _preflight_line(prefix, config, check, source, recorded)
     return Choice(config)
 
 
@@ -113,11 +147,13 @@ def _model_picker(key: str, current: str, listed: tuple[str, ...]) -> str:
     return (value or "").strip()
 
 
-def _preflight_line(prefix: str, config: AnswerabilityConfig, check: Preflight, source: Source | None) -> None:
+def _preflight_line(prefix: str, config: AnswerabilityConfig, check: Preflight, source: Source | None,
+                    recorded: bool) -> None:
     where = config.effective_base_url
     if not check.reachable:
-        start = ("start it with `ollama serve`" if config.provider == "ollama"
-                 else "start the server (e.g. `answerlens serve-model`), or correct the base URL")
+        start = {"ollama": "start it with `ollama serve`",
+                 "llamacpp": "the embedded server stopped: press Stop, then Start"}.get(
+            config.provider, "start the server (e.g. `answerlens serve-model`), or correct the base URL")
         st.html(notice_html("error", f"No server answers at {where}", check.problem, remedy=start))
     elif check.problem:
         st.html(notice_html("warning", f"{check.server or 'The server'} answers, but:", check.problem))
@@ -133,7 +169,7 @@ def _preflight_line(prefix: str, config: AnswerabilityConfig, check: Preflight, 
         elif check.context_window is None and check.context_tokens_estimate is not None:
             facts.append(f"context ~{check.context_tokens_estimate:,} tokens (the server does not say its window)")
         st.html(notice_html("ok", "Ready", "; ".join(facts)))
-    if not check.reachable or check.problem:
+    if recorded and (not check.reachable or check.problem):
         has_recording = source is not None and (source.recorded_reply is not None)
         st.button("Use the recorded response instead", key=f"{prefix}.use_recorded",
                   on_click=_use_recorded, args=(prefix,),

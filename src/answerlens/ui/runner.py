@@ -49,7 +49,7 @@ class Run:
 
 @dataclass(frozen=True)
 class Endpoint:
-    """The endpoint panel's settings; ``provider`` is ``ollama``, ``openai`` or ``replay``."""
+    """The endpoint panel's settings; ``provider`` is ``ollama``, ``openai``, ``llamacpp`` or ``replay``."""
 
     provider: str = "ollama"
     model: str = "qwen3.5:9b"
@@ -59,6 +59,7 @@ class Endpoint:
     temperature: float = 0.0
     seed: int | None = None
     num_ctx: int | None = None
+    max_tokens: int | None = None
     max_retries: int = 2
 
 
@@ -76,6 +77,8 @@ def make_config(endpoint: Endpoint) -> AnswerabilityConfig:
         }
         if endpoint.provider == "ollama":
             fields["num_ctx"] = endpoint.num_ctx
+        if endpoint.provider == "llamacpp":
+            fields["max_tokens"] = endpoint.max_tokens
     try:
         return AnswerabilityConfig(**fields)
     except ValidationError as exc:

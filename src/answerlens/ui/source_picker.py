@@ -6,7 +6,9 @@ Load failures are shown in place (naming the problem) and the page carries on wi
 from __future__ import annotations
 
 import hashlib
+from collections.abc import MutableMapping
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -109,11 +111,31 @@ def _shown(loaded: Source | BundleError) -> Source | None:
 
 
 def prefill(prefix: str, source: Source | None) -> None:
-    """Put the source's question and draft answer in the inputs once, when a different source is picked."""
+    """Put the source's question and draft answer in the inputs once, when a different source is picked;
+    a question handed over by another page (``open_in``) wins over the source's own."""
     identity = None if source is None else (source.name, source.question, source.answer)
-    if st.session_state.get(f"{prefix}.loaded") == identity:
-        return
-    st.session_state[f"{prefix}.loaded"] = identity
-    if source is not None:
-        st.session_state[f"{prefix}.question"] = source.question
-        st.session_state[f"{prefix}.answer"] = source.answer or ""
+    if st.session_state.get(f"{prefix}.loaded") != identity:
+        st.session_state[f"{prefix}.loaded"] = identity
+        if source is not None:
+            st.session_state[f"{prefix}.question"] = source.question
+            st.session_state[f"{prefix}.answer"] = source.answer or ""
+    pending = st.session_state.pop(f"{prefix}.pending", None)
+    if pending is not None:
+        st.session_state[f"{prefix}.question"], st.session_state[f"{prefix}.answer"] = pending
+
+
+def open_in(state: MutableMapping[Any, Any], prefix: str, samples_dir: Path, *, bundle_file: Path | None,
+            bundle_json: str | None, question: str, answer: str | None) -> None:
+    """Set another page's picker to a bundle (a sample file by name, else the bundle as pasted JSON) and hand
+    it a question and draft to fill in on its next run."""
+    stems = {path.resolve(): stem for stem, path in sample_files(samples_dir).items()}
+    stem = stems.get(bundle_file.resolve()) if bundle_file is not None else None
+    if stem is not None:
+        state[f"{prefix}.source_kind"] = "Sample"
+        state[f"{prefix}.sample"] = stem
+    else:
+        text = bundle_json if bundle_json is not None else bundle_file.read_text(encoding="utf-8") \
+            if bundle_file is not None else ""
+        state[f"{prefix}.source_kind"] = "Paste JSON"
+        state[f"{prefix}.paste"] = text
+    state[f"{prefix}.pending"] = (question, answer or "")
