@@ -43,6 +43,17 @@ run: install
 test: dev chromium
 	$(PY) -m pytest
 
+# Benchmarks (not part of `make test`): upstream prme lives in its own virtualenv, never in ours.
+PRME_VENV := benchmarks/.venv-prme
+
+$(PRME_VENV)/.installed:
+	$(PYTHON) -m venv $(PRME_VENV)
+	$(PRME_VENV)/bin/python -m pip --disable-pip-version-check -q install 'prme==0.15.0'
+	touch $@
+
+bench: $(VENV)/.installed $(PRME_VENV)/.installed
+	$(PY) benchmarks/run.py
+
 lint: dev
 	$(VENV)/bin/ruff check src tests
 	$(VENV)/bin/mypy src

@@ -1,0 +1,108 @@
+"""Statistics, targets and the printed table for ``results/latest.json`` (pure: data in, text out)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+TARGETS = {
+    "overhead_ratio_max": 0.25,
+    "throughput_fraction_min_at_8": 0.85,
+    "scaling_100k_ms_max": 200.0,
+    "scaling_growth_max": 12.0,
+}
+
+
+def spread_ms(nanoseconds: Sequence[int]) -> dict[str, float]:
+    """Median, 10th and 90th percentile of per-call nanoseconds, in ms."""
+    values = sorted(nanoseconds)
+    deciles = statistics.quantiles(values, n=10) if len(values) > 1 else [values[0]] * 9
+    return {"median": statistics.median(values) / 1e6, "p10": deciles[0] / 1e6, "p90": deciles[-1] / 1e6,
+            "calls": len(values)}
+
+
+def verdict(ok: bool) -> str:
+    return "ok" if ok else "MISSED"
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    cells = [[str(cell) for cell in row] for row in rows]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in cells]
+    return lines
+
+
+def table(results: dict[str, Any]) -> str:
+    """The Markdown table printed by ``make bench`` and pasted into the README."""
+    machine = results["machine"]
+    out = [f"Machine: {machine['cpu']}, {machine['cores']} cores, Python {machine['python']}, "
+           f"load average {machine['load_before']} before / {machine['load_after']} after; "
+           f"{results['finished_at']}; answerlens {machine['answerlens_commit']}", ""]
+
+    if "overhead" in results:
+        overhead = results["overhead"]
+        out.append(f"1. Per-assessment overhead vs upstream prme {overhead['upstream_version']} (median ms per call, "
+                   f"{overhead['rounds']} alternating rounds; target ratio <= {TARGETS['overhead_ratio_max']})")
+        out.append("")
+        rows = []
+        for name, item in overhead["bundles"].items():
+            rows.append([
+                f"{name} ({item['records']} records, {item['context_chars']:,} chars)",
+                f"{item['answerlens']['wall']['median']:.2f}",
+                f"{item['upstream']['wall']['median']:.2f}",
+                f"**{item['ratio']:.2f}** ({item['round_ratio_min']:.2f}–{item['round_ratio_max']:.2f})",
+                f"{item['answerlens']['cpu']['median']:.2f} / {item['upstream']['cpu']['median']:.2f}",
+                f"{item['floor']['wall']['median']:.2f}",
+                verdict(item["ratio"] <= TARGETS["overhead_ratio_max"]),
+            ])
+        out += _table(["bundle", "answerlens ms", "upstream ms", "ratio (round range)", "CPU ms al / up",
+                       "bare httpx POST ms", "target"], rows)
+        out.append("")
+
+    if "throughput" in results:
+        throughput = results["throughput"]
+        out.append(f"2. Trial throughput: {throughput['samples']} samples, server waits "
+                   f"{throughput['delay_s'] * 1000:.0f} ms per request (target >= "
+                   f"{TARGETS['throughput_fraction_min_at_8']} of ideal at concurrency 8)")
+        out.append("")
+        rows = []
+        for item in throughput["levels"]:
+            target = verdict(item["fraction"] >= TARGETS["throughput_fraction_min_at_8"]) \
+                if item["concurrency"] == 8 else ""
+            rows.append([item["concurrency"], f"{item['ideal_s']:.2f}", f"{item['seconds']:.2f}",
+                         f"**{item['fraction']:.2f}** ({', '.join(f'{f:.2f}' for f in item['fractions'])})",
+                         f"{item['median_sample_latency_ms']:.0f}", f"{item['cpu_ms_per_sample']:.1f}", item["errors"],
+                         target])
+        out += _table(["concurrency", "ideal s", "measured s (median)", "fraction of ideal (runs)",
+                       "sample latency ms", "client CPU ms/sample", "errors", "target"], rows)
+        out.append("")
+
+    if "scaling" in results:
+        out.append(f"3. Render + validate + highlighted HTML (median ms; target 100k/200 < "
+                   f"{TARGETS['scaling_100k_ms_max']:.0f} ms, growth <= x{TARGETS['scaling_growth_max']:.0f} per x10)")
+        out.append("")
+        rows = []
+        for item in results["scaling"]["sizes"]:
+            ms = item["ms"]
+            growth = f"x{item['growth']:.1f}" if item.get("growth") else ""
+            rows.append([f"{item['context_chars']:,}", item["records"], item["citations"], f"{ms['render']:.2f}",
+                         f"{ms['validate']:.2f}", f"{ms['html']:.2f}", f"**{ms['total']:.2f}**", growth])
+        out += _table(["context chars", "records", "citations", "render", "validate", "highlight+HTML", "total",
+                       "growth"], rows)
+        scaling = results["scaling"]
+        out.append("")
+        out.append(f"100k/200: {scaling['largest_ms']:.1f} ms ({verdict(scaling['largest_ok'])}); worst growth "
+                   f"x{scaling['worst_growth']:.1f} ({verdict(scaling['growth_ok'])})")
+        out.append("")
+
+    if "memory" in results:
+        out.append("4. Peak RSS of a fresh process (ru_maxrss, MiB)")
+        out.append("")
+        rows = [[item["what"], item["lib"], f"{item['bundle_bytes'] / 1e6:.1f} MB", f"{item['baseline_mib']:.0f}",
+                 f"**{item['peak_mib']:.0f}**", f"{item['vmhwm_mib']:.0f}" if item.get("vmhwm_mib") else "",
+                 f"{item['seconds']:.2f}"] for item in results["memory"]]
+        out += _table(["task", "library", "bundle file", "after imports", "peak (ru_maxrss)", "VmHWM", "task s"],
+                      rows)
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,296 @@
+"""``make bench``: run the four benchmarks, write ``results/latest.json`` and print the table.
+
+Every measured library runs in a child process of its own (upstream in its own virtual environment), and
+every server in another, so nothing measured shares a GIL with anything else. See README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import bundles
+import report
+import throughput
+
+from answerlens.bundle import MAX_BUNDLE_BYTES
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+UPSTREAM_PYTHON = HERE / ".venv-prme" / "bin" / "python"
+
+SMALL, LARGE = 5, 500
+TRIAL_CASES, TRIAL_REPEATS, TRIAL_DELAY = 40, 3, 0.2
+
+
+@contextmanager
+def server(delay: float = 0.0) -> Iterator[str]:
+    """The loopback server in its own process; yields its base URL."""
+    process = subprocess.Popen([sys.executable, str(HERE / "server.py"), "--delay", str(delay)],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        port = int(process.stdout.readline())
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+class Worker:
+    """An ``overhead.py`` process for one library, driven one command at a time."""
+
+    def __init__(self, lib: str, python: Path | str, url: str, files: dict[str, Path]) -> None:
+        bundle_args = [arg for name, path in files.items() for arg in ("--bundle", f"{name}={path}")]
+        self.lib = lib
+        self.process = subprocess.Popen([str(python), str(HERE / "overhead.py"), "--lib", lib, "--url", url,
+                                         *bundle_args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.ready = self._read()
+
+    def _read(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the {self.lib} worker exited (code {self.process.wait()}); see its stderr above")
+        return json.loads(line)
+
+    def ask(self, command: str) -> dict[str, Any]:
+        assert self.process.stdin is not None
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        return self._read()
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            assert self.process.stdin is not None
+            self.process.stdin.write("quit\n")
+            self.process.stdin.close()
+            self.process.wait(timeout=30)
+
+
+def machine() -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    mhz = None
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+            elif line.startswith("cpu MHz") and mhz is None:
+                mhz = round(float(line.split(":", 1)[1]))
+    except (OSError, ValueError):
+        pass
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "src"], cwd=HERE.parent, capture_output=True,
+                           text=True)
+    return {
+        "cpu": cpu + (f" @ {mhz} MHz" if mhz else ""),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "answerlens_commit": commit.stdout.strip() + (" (src modified)" if dirty.stdout.strip() else ""),
+    }
+
+
+def load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+# --- 1. per-assessment overhead --------------------------------------------------------------------------
+
+
+def bench_overhead(tmp: Path, rounds: int, calls: dict[str, int]) -> dict[str, Any]:
+    files = {"small": bundles.write_bundle(tmp / "small.json", SMALL),
+             "large": bundles.write_bundle(tmp / "large.json", LARGE)}
+    with server() as url:
+        ours = Worker("answerlens", sys.executable, url, files)
+        theirs = Worker("upstream", UPSTREAM_PYTHON, url, files)
+        try:
+            agreement = {}
+            for name in files:
+                mine, upstream = ours.ask(f"check {name}"), theirs.ask(f"check {name}")
+                if mine != upstream:
+                    raise RuntimeError(f"answerlens and upstream disagree on the {name} bundle:\n{mine}\n{upstream}")
+                agreement[name] = mine
+            for name in files:  # warm-up: imports, connection pool, caches
+                for worker in (ours, theirs):
+                    worker.ask(f"run {name} {max(calls[name] // 4, 3)}")
+                ours.ask(f"floor {name} {max(calls[name] // 4, 3)}")
+            arms = {"answerlens": lambda n, k: ours.ask(f"run {n} {k}"),
+                    "upstream": lambda n, k: theirs.ask(f"run {n} {k}"),
+                    "floor": lambda n, k: ours.ask(f"floor {n} {k}")}
+            samples: dict[str, dict[str, list[dict[str, Any]]]] = {name: {arm: [] for arm in arms} for name in files}
+            for index in range(rounds):
+                order = list(arms)[index % 3:] + list(arms)[:index % 3]  # alternate who goes first
+                for name in files:
+                    for arm in order:
+                        samples[name][arm].append(arms[arm](name, calls[name]))
+        finally:
+            ours.close()
+            theirs.close()
+
+    result: dict[str, Any] = {"rounds": rounds, "calls_per_round": calls, "upstream_version":
+                              theirs.ready["packages"]["prme"], "workers": {"answerlens": ours.ready,
+                                                                             "upstream": theirs.ready},
+                              "bundles": {}}
+    for name, path in files.items():
+        data = json.loads(path.read_text())
+        item: dict[str, Any] = {"records": data["included_count"], "context_chars": len(data["rendered_context"]),
+                                "file_bytes": path.stat().st_size, "agreement": agreement[name]}
+        for arm, runs in samples[name].items():
+            item[arm] = {
+                "wall": report.spread_ms([ns for run in runs for ns in run["wall_ns"]]),
+                "cpu": report.spread_ms([ns for run in runs for ns in run["cpu_ns"]]),
+                "round_medians_ms": [statistics.median(run["wall_ns"]) / 1e6 for run in runs],
+            }
+        round_ratios = [a / b for a, b in zip(item["answerlens"]["round_medians_ms"],
+                                               item["upstream"]["round_medians_ms"], strict=True)]
+        item["ratio"] = item["answerlens"]["wall"]["median"] / item["upstream"]["wall"]["median"]
+        item["cpu_ratio"] = item["answerlens"]["cpu"]["median"] / item["upstream"]["cpu"]["median"]
+        item["round_ratio_min"], item["round_ratio_max"] = min(round_ratios), max(round_ratios)
+        result["bundles"][name] = item
+    return result
+
+
+# --- 2. trial throughput ---------------------------------------------------------------------------------
+
+
+def bench_throughput(tmp: Path, runs: dict[int, int]) -> dict[str, Any]:
+    bundle = bundles.write_bundle(tmp / "trial_bundle.json", SMALL)
+    dataset = throughput.write_dataset(tmp / "trial_cases.json", bundle, TRIAL_CASES)
+    samples = TRIAL_CASES * TRIAL_REPEATS
+    levels = []
+    with server(TRIAL_DELAY) as url:
+        for concurrency, count in runs.items():
+            measured = []
+            for run in range(count):
+                out = tmp / f"trial-c{concurrency}-{run}"
+                completed = subprocess.run(
+                    [sys.executable, str(HERE / "throughput.py"), "--dataset", str(dataset), "--url", url,
+                     "--concurrency", str(concurrency), "--repeats", str(TRIAL_REPEATS), "--out", str(out)],
+                    check=True, capture_output=True, text=True)
+                measured.append(json.loads(completed.stdout))
+            ideal = samples * TRIAL_DELAY / concurrency
+            seconds = statistics.median(item["seconds"] for item in measured)
+            levels.append({
+                "concurrency": concurrency,
+                "ideal_s": ideal,
+                "seconds": seconds,
+                "fraction": ideal / seconds,
+                "fractions": [ideal / item["seconds"] for item in measured],
+                "median_sample_latency_ms": statistics.median(item["median_sample_latency_ms"] for item in measured),
+                "cpu_ms_per_sample": statistics.median(item["cpu_ms_per_sample"] for item in measured),
+                "errors": sum(item["errors"] for item in measured),
+            })
+    return {"samples": samples, "cases": TRIAL_CASES, "repeats": TRIAL_REPEATS, "delay_s": TRIAL_DELAY,
+            "levels": levels}
+
+
+# --- 3. rendering and highlighting scale -----------------------------------------------------------------
+
+
+def bench_scaling() -> dict[str, Any]:
+    completed = subprocess.run([sys.executable, str(HERE / "scaling.py")], check=True, capture_output=True,
+                               text=True, cwd=HERE)
+    sizes = json.loads(completed.stdout)
+    for before, after in zip(sizes, sizes[1:], strict=False):
+        after["growth"] = after["ms"]["total"] / before["ms"]["total"]
+    worst = max(item["growth"] for item in sizes[1:])
+    largest = sizes[-1]["ms"]["total"]
+    return {"sizes": sizes, "largest_ms": largest, "worst_growth": worst,
+            "largest_ok": largest < report.TARGETS["scaling_100k_ms_max"],
+            "growth_ok": worst <= report.TARGETS["scaling_growth_max"]}
+
+
+# --- 4. memory -------------------------------------------------------------------------------------------
+
+
+def bench_memory(tmp: Path) -> list[dict[str, Any]]:
+    large = bundles.write_bundle(tmp / "memory_large.json", LARGE)
+    biggest = bundles.write_bundle_near(tmp / "memory_50mb.json", MAX_BUNDLE_BYTES)
+    tasks = [("assess", large, f"assess the {LARGE}-record bundle"), ("load", biggest, "load the ~50 MB bundle file")]
+    found = []
+    with server() as url:
+        for kind, path, what in tasks:
+            for lib, python in (("answerlens", sys.executable), ("upstream", UPSTREAM_PYTHON)):
+                command = [str(python), str(HERE / "memory.py"), kind, "--lib", lib, "--bundle", str(path),
+                           "--url", url]
+                # Through a shell that forks it: a process exec'd straight from this (large) one would start
+                # with our ru_maxrss, since Linux carries the peak across exec.
+                completed = subprocess.run(["/bin/sh", "-c", '"$@"; exit $?', "sh", *command], check=True,
+                                           capture_output=True, text=True)
+                found.append({"what": what, "lib": lib, **json.loads(completed.stdout)})
+    return found
+
+
+# --- the run -----------------------------------------------------------------------------------------------
+
+
+def write_results(results: dict[str, Any], path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", action="append", choices=("overhead", "throughput", "scaling", "memory"),
+                        help="run only these benchmarks (repeatable); results then go to the temp directory")
+    parser.add_argument("--quick", action="store_true", help="fewer rounds and runs, to check the harness")
+    parser.add_argument("--out", type=Path, help="write the results here instead (default results/latest.json; "
+                        "partial and quick runs go to the temp directory)")
+    args = parser.parse_args()
+    if not UPSTREAM_PYTHON.exists():
+        sys.exit(f"{UPSTREAM_PYTHON} is missing: run `make bench`, which creates it with prme==0.15.0")
+    chosen = args.only or ["overhead", "throughput", "scaling", "memory"]
+    started = time.perf_counter()
+    results: dict[str, Any] = {"machine": {**machine(), "load_before": load_average()}, "targets": report.TARGETS}
+    with tempfile.TemporaryDirectory(prefix="answerlens-bench-") as name:
+        tmp = Path(name)
+        if "overhead" in chosen:
+            print("1/4 per-assessment overhead …", file=sys.stderr, flush=True)
+            calls = {"small": 50, "large": 10} if args.quick else {"small": 200, "large": 40}
+            results["overhead"] = bench_overhead(tmp, 2 if args.quick else 6, calls)
+        if "throughput" in chosen:
+            print("2/4 trial throughput …", file=sys.stderr, flush=True)
+            runs = {1: 1, 4: 1, 8: 1} if args.quick else {1: 1, 4: 3, 8: 5}
+            results["throughput"] = bench_throughput(tmp, runs)
+        if "scaling" in chosen:
+            print("3/4 rendering and highlighting scale …", file=sys.stderr, flush=True)
+            results["scaling"] = bench_scaling()
+        if "memory" in chosen:
+            print("4/4 peak memory …", file=sys.stderr, flush=True)
+            results["memory"] = bench_memory(tmp)
+    results["machine"]["load_after"] = load_average()
+    source = results.get("overhead", {}).get("workers", {}).get("answerlens", {}).get("source")
+    if source and Path(source).is_relative_to(HERE.parent):
+        source = str(Path(source).relative_to(HERE.parent))
+    results["machine"]["answerlens_source"] = source  # not src/answerlens when PYTHONPATH points elsewhere
+    results["bench_seconds"] = round(time.perf_counter() - started, 1)
+    results["finished_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    if args.out is not None:
+        path = write_results(results, args.out)
+    elif args.only or args.quick:
+        # A partial or quick run never replaces the committed figures.
+        path = write_results(results, Path(tempfile.gettempdir()) / "answerlens-bench-partial.json")
+    else:
+        path = write_results(results, RESULTS / "latest.json")
+    print(report.table(results))
+    print(f"\nwritten to {path} in {results['bench_seconds']:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
