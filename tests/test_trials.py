@@ -188,9 +188,11 @@ def test_cancel_keeps_finished_samples(tmp_path: Path) -> None:
         outcome = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run",
                                         concurrency=1, progress=progress, cancel=cancel))
         assert outcome.cancelled and outcome.result_path is None
-        assert len(list((tmp_path / "run" / "samples").glob("*.json"))) == 3
+        # The request in flight when cancel was set (one per concurrency slot) may still finish and be kept.
+        kept = len(list((tmp_path / "run" / "samples").glob("*.json")))
+        assert 3 <= kept <= 3 + 1 and outcome.new_samples == kept
         finished = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run"))
-    assert finished.reused_samples == 3 and finished.result["summary"]["samples"] == 12
+    assert finished.reused_samples == kept and finished.result["summary"]["samples"] == 12
     assert seen[-1].total == 12 and seen[0].rate > 0
 
 

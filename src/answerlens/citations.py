@@ -65,8 +65,20 @@ class CitationDecision(BaseModel):
 
 @dataclass(frozen=True)
 class LabelSite:
-    token: Span
-    line: Span
+    """Where one label is printed; plain offsets, so sites for every line cost no model validation."""
+
+    token_start: int
+    token_end: int
+    line_start: int
+    line_end: int
+
+    @property
+    def token(self) -> Span:
+        return Span(start=self.token_start, end=self.token_end)
+
+    @property
+    def line(self) -> Span:
+        return Span(start=self.line_start, end=self.line_end)
 
 
 @dataclass(frozen=True)
@@ -78,20 +90,35 @@ class RequirementCitations:
     errors: tuple[str, ...]
 
 
+# Every "…" and […] in a context, overlapping ones included: one pass instead of one scan per reference.
+_QUOTED = re.compile(r'"(?=([^"]*)")')
+_BRACKETED = re.compile(r"\[(?=([^\[\]]*)\])")
+_AUDITABLE_ID = re.compile(r'"(?=id":"([^"]*)")')
+_ENCLOSING = frozenset('"[]')
+
+
 def valid_references(bundle: MemoryBundle, context: str) -> dict[str, UUID]:
-    """Citation tokens that occur in the exact context: refs as ``"ref"``/``[ref]``, or auditable UUIDs."""
+    """Citation tokens that occur in the exact context: refs as ``"ref"``/``[ref]``, or auditable UUIDs.
+
+    Same rule as upstream's substring tests, in time linear in the context: a reference without quotes or
+    brackets occurs as ``"ref"`` exactly when some quoted run equals it (likewise ``[ref]``); the rare
+    reference that holds such a character is still tested by substring.
+    """
     if bundle.context_references:
+        enclosed = {match.group(1) for match in _QUOTED.finditer(context)}
+        enclosed.update(match.group(1) for match in _BRACKETED.finditer(context))
         return {
             ref: memory_id
             for ref, memory_id in bundle.context_references.items()
-            if f'"{ref}"' in context or f"[{ref}]" in context
+            if (ref in enclosed if _ENCLOSING.isdisjoint(ref) else f'"{ref}"' in context or f"[{ref}]" in context)
         }
     if bundle.context_format != ContextFormat.AUDITABLE:
         return {}
+    printed = {match.group(1) for match in _AUDITABLE_ID.finditer(context)}
     references: dict[str, UUID] = {}
     for _, candidate in bundle.candidates():
         token = str(candidate.node.id)
-        if f'"id":"{token}"' in context:
+        if token in printed:
             references[token] = candidate.node.id
     return references
 
@@ -123,13 +150,8 @@ def label_sites(context: str, context_format: ContextFormat, *, cited_reader: bo
             token = match.group(1)
             if pattern is _COMPACT_LABEL:
                 token = json.loads(f'"{token}"')
-            sites.setdefault(
-                token,
-                LabelSite(
-                    token=Span(start=offset + match.start(1), end=offset + match.end(1)),
-                    line=Span(start=offset, end=offset + len(line)),
-                ),
-            )
+            if token not in sites:
+                sites[token] = LabelSite(offset + match.start(1), offset + match.end(1), offset, offset + len(line))
         offset += len(line) + 1
     return sites
 

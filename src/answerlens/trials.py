@@ -353,13 +353,14 @@ async def run_trial(
                     stop.set()
             record = _sample_record(item, repeat, identity, assessment=assessment, error=error,
                                     latency_ms=(time.monotonic() - began) * 1000)
-            text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
-            await asyncio.to_thread(write_atomically, samples_dir / sample_filename(item.case.id, repeat), text)
-            records[(item.case.id, repeat)] = record
-            counts["done"] += 1
-            if progress is not None:
-                progress(Progress(counts["done"], len(todo), counts["errors"], time.monotonic() - started,
-                                  f"{item.case.id} repeat {repeat}: {status}"))
+        # The slot is free again: the next request goes out while this sample is made durable (two fsyncs).
+        text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+        await asyncio.to_thread(write_atomically, samples_dir / sample_filename(item.case.id, repeat), text)
+        records[(item.case.id, repeat)] = record
+        counts["done"] += 1
+        if progress is not None:
+            progress(Progress(counts["done"], len(todo), counts["errors"], time.monotonic() - started,
+                              f"{item.case.id} repeat {repeat}: {status}"))
 
     if todo:
         async with evaluator_factory(config) as evaluator:
