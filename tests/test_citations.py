@@ -133,3 +133,24 @@ def test_reader_without_references_and_empty_bundles_have_no_valid_tokens() -> N
     assert valid_references(plain, plain.render().strip()) == {}
     assert valid_references(MemoryBundle(), "") == {}
     assert label_sites(plain.render(), ContextFormat.READER, cited_reader=False) == {}
+
+
+def _substring_rule(bundle: MemoryBundle, context: str) -> dict[str, UUID]:
+    """Upstream's rule, written naively: one substring search per reference."""
+    if bundle.context_references:
+        return {ref: memory_id for ref, memory_id in bundle.context_references.items()
+                if f'"{ref}"' in context or f"[{ref}]" in context}
+    return {str(c.node.id): c.node.id for _, c in bundle.candidates() if f'"id":"{c.node.id}"' in context}
+
+
+def test_fast_valid_references_agree_with_the_substring_rule() -> None:
+    import random
+
+    rng = random.Random(5)
+    alphabet = ['"', "[", "]", "m1", "m2", "m10", "x", " ", "\n", '"id":"', str(UUID(int=1)), "m"]
+    refs = {"m1": UUID(int=1), "m2": UUID(int=2), "m10": UUID(int=3), 'm"q': UUID(int=4), "m[b]": UUID(int=5)}
+    for _ in range(3000):
+        context = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        cited = COMPACT.model_copy(update={"context_references": refs})
+        assert valid_references(cited, context) == _substring_rule(cited, context), context
+        assert valid_references(AUDITABLE, context) == _substring_rule(AUDITABLE, context), context
