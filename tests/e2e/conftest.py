@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -10,11 +11,14 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.paths import REPO
 
+TIMEOUT = 20_000
+"""Milliseconds to wait for an element after an interaction."""
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -83,3 +87,64 @@ def screenshots() -> Path | None:
     path = Path(target)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@pytest.fixture
+def page(browser: Any, app_url: str) -> Iterator[Any]:
+    """A fresh browser session on the app; afterwards: no exception box, no dialog, no failed script."""
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_url)
+    page = context.new_page()
+    dialogs: list[str] = []
+    errors: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(app_url)
+    page.get_by_role("heading", name="Inspect").wait_for(timeout=TIMEOUT)
+    page.locator('[data-testid="stSelectbox"]').first.wait_for(timeout=TIMEOUT)
+    yield page
+    try:
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert dialogs == [], f"a dialog fired: {dialogs}"
+        assert not [e for e in errors if "alert" in e or "xss" in e], errors
+    finally:
+        context.close()
+
+
+def settle(page: Any) -> None:
+    """Wait until Streamlit has finished the rerun an interaction just asked for."""
+    page.wait_for_timeout(150)
+    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=TIMEOUT)
+
+
+def choose(page: Any, label: str, option: str) -> None:
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
+    box.click()
+    page.get_by_role("option", name=re.compile(re.escape(option))).first.click()
+    settle(page)
+
+
+def radio(page: Any, group: str, option: str) -> None:
+    page.locator('[data-testid="stRadio"]').filter(has_text=group).get_by_text(option, exact=True).click()
+    settle(page)
+
+
+def source_kind(page: Any, option: str) -> None:
+    page.locator('[data-testid="stMain"] [data-testid="stRadio"]').first.get_by_text(option, exact=True).click()
+    settle(page)
+
+
+def style(page: Any, selector: str, prop: str) -> str:
+    return page.eval_on_selector(selector, f"e => getComputedStyle(e).{prop}")
+
+
+def shoot(page: Any, screenshots: Path | None, name: str) -> None:
+    """Save the whole page: Streamlit scrolls inside its own container, so grow the viewport to fit it."""
+    if screenshots is None:
+        return
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": 1600, "height": min(max(int(height), 900), 4000)})
+    page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
+    settle(page)
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(screenshots / name))

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,61 +13,16 @@ from answerlens import AnswerabilityConfig, derive_assessment
 from answerlens.samples import load_sample
 from answerlens.ui.exports import recorded_text
 from answerlens.ui.markup import DISCARDED_BG, colour, tint
+from tests.e2e.conftest import TIMEOUT, choose, radio, settle, shoot, source_kind, style
 from tests.paths import SAMPLES
 
 pytestmark = pytest.mark.e2e
-TIMEOUT = 20_000
 
 
 def rgb(hex_colour: str) -> str:
     value = hex_colour.lstrip("#")
     red, green, blue = (int(value[i:i + 2], 16) for i in (0, 2, 4))
     return f"rgb({red}, {green}, {blue})"
-
-
-@pytest.fixture
-def page(browser: Any, app_url: str) -> Iterator[Any]:
-    """A fresh browser session on the app; afterwards: no exception box, no dialog, no failed script."""
-    context = browser.new_context(viewport={"width": 1600, "height": 1000})
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=app_url)
-    page = context.new_page()
-    dialogs: list[str] = []
-    errors: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(app_url)
-    page.get_by_role("heading", name="Inspect").wait_for(timeout=TIMEOUT)
-    page.locator('[data-testid="stSelectbox"]').first.wait_for(timeout=TIMEOUT)
-    yield page
-    try:
-        assert page.locator('[data-testid="stException"]').count() == 0
-        assert dialogs == [], f"a dialog fired: {dialogs}"
-        assert not [e for e in errors if "alert" in e or "xss" in e], errors
-    finally:
-        context.close()
-
-
-def settle(page: Any) -> None:
-    """Wait until Streamlit has finished the rerun an interaction just asked for."""
-    page.wait_for_timeout(150)
-    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=TIMEOUT)
-
-
-def choose(page: Any, label: str, option: str) -> None:
-    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
-    box.click()
-    page.get_by_role("option", name=re.compile(re.escape(option))).first.click()
-    settle(page)
-
-
-def radio(page: Any, group: str, option: str) -> None:
-    page.locator('[data-testid="stRadio"]').filter(has_text=group).get_by_text(option, exact=True).click()
-    settle(page)
-
-
-def source_kind(page: Any, option: str) -> None:
-    page.locator('[data-testid="stMain"] [data-testid="stRadio"]').first.get_by_text(option, exact=True).click()
-    settle(page)
 
 
 def assess_recorded(page: Any, stem: str) -> None:
@@ -80,22 +33,6 @@ def assess_recorded(page: Any, stem: str) -> None:
     page.get_by_role("button", name="Assess", exact=True).click()
     page.locator("[data-verdict]").wait_for(timeout=TIMEOUT)
     settle(page)
-
-
-def style(page: Any, selector: str, prop: str) -> str:
-    return page.eval_on_selector(selector, f"e => getComputedStyle(e).{prop}")
-
-
-def shoot(page: Any, screenshots: Path | None, name: str) -> None:
-    """Save the whole page: Streamlit scrolls inside its own container, so grow the viewport to fit it."""
-    if screenshots is None:
-        return
-    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-    page.set_viewport_size({"width": 1600, "height": min(max(int(height), 900), 4000)})
-    page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
-    settle(page)
-    page.wait_for_timeout(500)
-    page.screenshot(path=str(screenshots / name))
 
 
 def test_assess_a_sample_with_its_recorded_reply(page: Any, screenshots: Path | None) -> None:

@@ -1,0 +1,282 @@
+"""The Trials page through AppTest: open results, run the shipped dataset against a loopback server, cancel and
+resume, errors as errors, and a sample opened in the Inspect page with its context."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from answerlens.summary import read_trial
+from answerlens.trials import load_dataset
+from tests.app.conftest import assert_clean, html, notices, start
+from tests.oracle_server import OracleServer, judgement, oracle_server
+from tests.paths import PRME, SAMPLES
+
+PAGE = "pages/trials.py"
+UPSTREAM = PRME / "trials" / "beam-100k-answerability-dev-v2-results.json"
+QUESTIONS = SAMPLES / "trials" / "questions.json"
+SUPPORTED = judgement(("The fact asked for", "supported", ["m1"]))
+MISSING = judgement(("The fact asked for", "unsupported", []))
+DATASET = load_dataset(QUESTIONS)
+FAILING = DATASET.cases[1].case  # billing-pgbouncer-mode: its server call fails with HTTP 500
+
+
+def replies() -> dict[str, object]:
+    """Answerable questions are answered from m1, unanswerable ones are not; one question always fails."""
+    table: dict[str, object] = {item.case.question: SUPPORTED if item.case.label == "answerable" else MISSING
+                                for item in DATASET.cases}
+    table[FAILING.question] = 500
+    return table
+
+
+@pytest.fixture
+def server() -> Iterator[OracleServer]:
+    with oracle_server(replies()) as running:
+        yield running
+
+
+@pytest.fixture
+def slow_server() -> Iterator[OracleServer]:
+    with oracle_server(replies(), delay=0.25) as running:
+        yield running
+
+
+def gates(at: AppTest) -> dict[str, str]:
+    return dict(re.findall(r'data-gate="(\w+)" data-passed="(\w+)"', html(at)))
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {metric.label: metric.value for metric in at.metric}
+
+
+def open_path(at: AppTest, path: Path | str) -> None:
+    at.radio(key="trials.mode").set_value("Open a result").run()
+    at.text_input(key="trials.open_path").set_value(str(path)).run()
+    at.button(key="trials.open").click().run()
+    assert_clean(at)
+
+
+def set_endpoint(at: AppTest, base_url: str) -> None:
+    at.radio(key="trials.provider").set_value("OpenAI-compatible server").run()
+    at.text_input(key="trials.base_url.openai").set_value(base_url).run()
+    at.text_input(key="trials.model.openai").set_value("oracle").run()
+    assert_clean(at)
+
+
+def run_trial(at: AppTest, out: Path, *, repeats: int, concurrency: int = 4, dataset: str = "questions.json",
+              until: int | None = None) -> None:
+    """Start a run and poll the page (as the fragment would) until it ends, or until ``until`` samples are done."""
+    if dataset:
+        at.selectbox(key="trials.dataset").set_value(dataset).run()
+    at.number_input(key="trials.repeats").set_value(repeats).run()
+    at.number_input(key="trials.concurrency").set_value(concurrency).run()
+    at.text_input(key="trials.out").set_value(str(out)).run()
+    at.button(key="trials.run").click().run()
+    assert_clean(at)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        job = at.session_state["trials.job"]
+        done = job.progress.done if job.progress else 0
+        if not job.running or (until is not None and done >= until):
+            break
+        time.sleep(0.1)
+        at.run()
+        assert_clean(at)
+    else:
+        pytest.fail("the trial did not end within 60 s")
+    at.run()
+    assert_clean(at)
+
+
+# --- opening results ------------------------------------------------------------------------------------
+
+
+def test_the_trials_page_is_listed_and_offers_no_recorded_response() -> None:
+    at = start(PAGE)
+    assert at.title[0].value == "Trials"
+    assert "Recorded response" not in at.radio(key="trials.provider").options
+    assert "Embedded model (llama.cpp)" in at.radio(key="trials.provider").options
+    assert at.selectbox(key="trials.dataset").options == ["drafts.jsonl", "questions.json"]
+    assert re.search(r"/runs/drafts-\d{8}-\d{6}$", at.text_input(key="trials.out").value)
+
+
+def test_open_the_upstream_result_file() -> None:
+    at = start(PAGE)
+    open_path(at, UPSTREAM)
+    page = html(at)
+    assert 'data-trial-kind="beam-answerability-execution"' in page
+    assert "matches the published one" in page
+    assert gates(at) == {"unsafe_full_answer_count_max": "false", "citation_errors_max": "false",
+                         "ordinary_full_answer_count_min": "false", "ordinary_abstention_count_max": "false",
+                         "stable_action_questions_min": "false"}
+    table = page[page.index('<table class="al-table">'):]
+    row = re.search(r"<td>ordinary_full_answer_count_min</td><td[^>]*>(\d+)</td><td>(.*?)</td>", table)
+    assert row is not None and row.groups() == ("62", "≥ 86")
+    numbers = metrics(at)
+    assert numbers["Questions"] == "40" and numbers["Samples assessed"] == "120"
+    assert numbers["Unsafe full answers"] == "2" and numbers["Citation errors"] == "5"
+    assert numbers["Stable actions"] == "26 / 40"
+    assert len(at.get("plotly_chart")) == 4  # actions, citation errors, grid, agreement
+    # An upstream sample has no bundle: said plainly, and its assessment is shown and verified instead.
+    assert len(at.selectbox(key="trials.sample").options) == 120
+    (info,) = notices(at.main, "info")
+    assert "context isn't available" in info and "do not contain them" in info
+    assert 'data-verified="Sample"' in html(at)
+    assert not [b for b in at.button if b.key == "trials.open_inspect"]
+
+
+def test_upload_the_upstream_result_file() -> None:
+    at = start(PAGE)
+    at.radio(key="trials.mode").set_value("Open a result").run()
+    at.file_uploader(key="trials.open_upload").set_value(
+        ("beam.json", UPSTREAM.read_bytes(), "application/json")).run()
+    assert_clean(at)
+    assert "uploaded beam.json" in html(at)
+    assert len(gates(at)) == 5
+
+
+@pytest.mark.parametrize(
+    "path, message",
+    [
+        pytest.param("does/not/exist", "no such file or directory", id="missing"),
+        pytest.param(str(QUESTIONS), "not a trial result", id="a_dataset_not_a_result"),
+        pytest.param("", "give the path", id="empty"),
+    ],
+)
+def test_what_cannot_be_opened_says_why(path: str, message: str) -> None:
+    at = start(PAGE)
+    open_path(at, path)
+    (error,) = notices(at.main, "error")
+    assert message in error and "What to do" in error
+    assert not gates(at)
+
+
+# --- running --------------------------------------------------------------------------------------------
+
+
+def test_run_the_shipped_dataset_end_to_end(server: OracleServer, tmp_path: Path) -> None:
+    at = start(PAGE)
+    set_endpoint(at, server.base_url)
+    run_trial(at, tmp_path / "run", repeats=2)
+    (finished,) = [n for n in notices(at.main, "ok") if "Trial finished" in n]
+    assert "66 new, 0 reused, 2 error sample(s)" in finished
+    assert len(list((tmp_path / "run" / "samples").glob("*.json"))) == 66
+    report = read_trial(tmp_path / "run")
+    numbers = metrics(at)
+    assert numbers["Samples assessed"] == "64" == str(report.summary["samples"])
+    assert numbers["Error samples"] == "2"
+    assert numbers["Unsafe full answers"] == "0"
+    assert gates(at) == {name: str(gate["passed"]).lower() for name, gate in report.gates["results"].items()}
+    assert server.requests[FAILING.question] == 2  # one call per repeat: an HTTP 500 is not re-asked
+    # The error samples are listed as errors, and selecting one shows an error, never a verdict.
+    assert "Error samples (2)" in "".join(m.value for m in at.markdown)
+    at.selectbox(key="trials.sample").set_value(f"{FAILING.id}#1").run()
+    assert_clean(at)
+    assert any("no verdict was produced" in n and "HTTP 500" in n for n in notices(at.main, "error"))
+    assert not re.findall(r'data-verdict="', html(at))
+
+
+def test_a_sample_opens_in_inspect_with_its_context(server: OracleServer, tmp_path: Path) -> None:
+    at = start(PAGE)
+    set_endpoint(at, server.base_url)
+    run_trial(at, tmp_path / "run", repeats=1)
+    at.selectbox(key="trials.sample").set_value("checkout-outage-fix#0").run()
+    assert re.findall(r'data-verdict="(\w+)"', html(at)) == ["answerable"]
+    at.button(key="trials.open_inspect").click().run()
+    assert_clean(at)
+    assert at.title[0].value == "Inspect"
+    assert at.radio(key="inspect.source_kind").value == "Sample"
+    assert at.selectbox(key="inspect.sample").value == "draft_answer_unsupported_claim"
+    assert at.text_area(key="inspect.question").value == "How was the March 12 checkout outage fixed?"
+    assert re.findall(r'data-verdict="(\w+)"', html(at)) == ["answerable"]
+    assert re.findall(r'<mark [^>]*data-citation="accepted" data-requirement="0" data-ref="m1"', html(at))
+    (entry,) = at.selectbox(key="inspect.history").options
+    assert "trial checkout-outage-fix · repeat 0" in entry
+
+
+def test_an_inline_dataset_from_its_result_directory_opens_in_inspect(server: OracleServer, tmp_path: Path) -> None:
+    cases = [{"id": "pg", "question": "Which database does the API use?", "label": "answerable",
+              "bundle": {"records": [{"text": "The API uses Postgres 16."}, {"text": "The cache is Redis 7."}]}},
+             {"id": "owner", "question": "Who owns the API?", "label": "unanswerable",
+              "bundle": {"records": [{"text": "The API uses Postgres 16."}]}}]
+    with oracle_server({"Which database does the API use?": SUPPORTED, "Who owns the API?": MISSING}) as inline:
+        at = start(PAGE)
+        set_endpoint(at, inline.base_url)
+        at.radio(key="trials.dataset_kind").set_value("Upload a dataset").run()
+        at.file_uploader(key="trials.dataset_upload").set_value(
+            ("my cases.json", json.dumps(cases).encode(), "application/json")).run()
+        assert_clean(at)
+        assert 'data-dataset-cases="2"' in html(at)
+        run_trial(at, tmp_path / "inline", repeats=2, dataset="")
+    assert (tmp_path / "inline" / "my_cases.json").read_text() == json.dumps(cases)  # kept beside the samples
+    # Reopened later from its directory, the dataset is found again through result.json.
+    again = start(PAGE)
+    open_path(again, tmp_path / "inline")
+    again.selectbox(key="trials.sample").set_value("pg#1").run()
+    again.button(key="trials.open_inspect").click().run()
+    assert_clean(again)
+    assert again.radio(key="inspect.source_kind").value == "Paste JSON"
+    assert json.loads(again.text_area(key="inspect.paste").value) == cases[0]["bundle"]
+    assert again.text_area(key="inspect.question").value == "Which database does the API use?"
+    assert re.findall(r'data-verdict="(\w+)"', html(again)) == ["answerable"]
+
+
+def test_an_uploaded_dataset_with_bundle_paths_is_refused() -> None:
+    at = start(PAGE)
+    at.radio(key="trials.dataset_kind").set_value("Upload a dataset").run()
+    at.file_uploader(key="trials.dataset_upload").set_value(
+        ("questions.json", QUESTIONS.read_bytes(), "application/json")).run()
+    assert_clean(at)
+    (error,) = notices(at.main, "error")
+    assert "cannot use bundle paths" in error and "billing-db-version-and-owner" in error
+    assert "inline each bundle" in error
+    assert at.button(key="trials.run").disabled
+
+
+def test_a_dataset_by_path_resolves_its_bundle_paths() -> None:
+    at = start(PAGE)
+    at.radio(key="trials.dataset_kind").set_value("A dataset on this machine").run()
+    at.text_input(key="trials.dataset_path").set_value("sample_bundles/trials/drafts.jsonl").run()
+    assert_clean(at)
+    assert 'data-dataset-cases="28"' in html(at)
+
+
+def test_cancel_keeps_finished_samples_and_run_again_resumes(slow_server: OracleServer, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    at = start(PAGE)
+    set_endpoint(at, slow_server.base_url)
+    run_trial(at, out, repeats=1, concurrency=1, until=2)
+    assert re.findall(r'data-trial-progress="(\d+)/33"', html(at))
+    at.button(key="trials.cancel").click().run()
+    job = at.session_state["trials.job"]
+    assert job.wait(30)
+    at.run()
+    assert_clean(at)
+    (cancelled,) = [n for n in notices(at.main, "warning") if "Cancelled" in n]
+    kept = len(list((out / "samples").glob("*.json")))
+    assert 2 <= kept < 33 and f"{kept} new" in cancelled and "resume" in cancelled
+    assert 'data-trial-kind="answerlens-trial-run"' in html(at)  # the samples so far, provisional gates
+    assert metrics(at)["Questions"] == str(kept)
+    assert not (out / "result.json").exists()
+
+    reusable = sum(json.loads(path.read_text())["error"] is None for path in (out / "samples").glob("*.json"))
+    run_trial(at, out, repeats=1, concurrency=4, dataset="")
+    (finished,) = [n for n in notices(at.main, "ok") if "Trial finished" in n]
+    assert f"{33 - reusable} new, {reusable} reused" in finished  # saved error samples are retried
+    assert len(list((out / "samples").glob("*.json"))) == 33
+    assert 'data-trial-kind="answerlens-trial-result"' in html(at)
+
+
+def test_an_output_directory_of_another_run_is_refused(server: OracleServer, tmp_path: Path) -> None:
+    at = start(PAGE)
+    set_endpoint(at, server.base_url)
+    run_trial(at, tmp_path / "run", repeats=1)
+    run_trial(at, tmp_path / "run", repeats=1, dataset="drafts.jsonl")
+    (error,) = [n for n in notices(at.main, "error") if "cannot run in this output directory" in n]
+    assert "different dataset" in error and "fresh output directory" in error
