@@ -41,7 +41,7 @@ run: install
 	  --server.headless true --browser.gatherUsageStats false
 
 test: dev chromium
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=10
 
 # Benchmarks (not part of `make test`): upstream prme lives in its own virtualenv, never in ours.
 PRME_VENV := benchmarks/.venv-prme
