@@ -78,7 +78,8 @@ def _show(status: Status, gguf: Path | None) -> None:
     elif status.state == State.RUNNING:
         clock = time.strftime("%H:%M:%S", time.localtime(status.started_at or time.time()))
         box = notice_html("ok", f"Embedded model: running at {status.base_url}",
-                          f"{status.model_name} · {status.model_path} · started at {clock} in "
+                          f"{status.model_name} · {status.model_path.name if status.model_path else ''} · "
+                          f"started at {clock} in "
                           f"{status.started_in or 0:.1f} s")
     else:
         box = notice_html("error", "Embedded model: cannot start", status.error, status.remedy)
