@@ -5,6 +5,9 @@ import streamlit as st
 from answerlens import verify_assessment
 from answerlens.ui import compare_view
 from answerlens.ui.diff import compare
+from answerlens.ui.navigation import ensure_app_navigation
+
+ensure_app_navigation()
 
 st.title("Compare")
 st.caption("evaluation_id identifies the inputs, assessment_sha256 the validated output; repeats of the same "

@@ -5,6 +5,9 @@ from pathlib import Path
 import streamlit as st
 
 from answerlens.ui import endpoint, result_view, source_picker
+from answerlens.ui.navigation import ensure_app_navigation
+
+ensure_app_navigation()
 
 APP_ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,6 +6,9 @@ from pathlib import Path
 import streamlit as st
 
 from answerlens.ui import endpoint, sources, trial_report_view, trial_view
+from answerlens.ui.navigation import ensure_app_navigation
+
+ensure_app_navigation()
 
 APP_ROOT = Path(__file__).resolve().parents[1]
 CWD = Path.cwd()

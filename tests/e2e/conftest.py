@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -40,11 +41,10 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextlib.contextmanager
+def streamlit_server(log: Path) -> Iterator[str]:
     """``streamlit run app.py`` on a free loopback port; waits for /_stcore/health, stops it afterwards."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
     command = [str(Path(sys.executable).with_name("streamlit")), "run", "app.py", "--server.address", "127.0.0.1",
                "--server.headless", "true", "--server.port", str(port), "--browser.gatherUsageStats", "false"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -65,6 +65,12 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with streamlit_server(tmp_path_factory.mktemp("streamlit") / "server.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

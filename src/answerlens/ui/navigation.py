@@ -1,0 +1,18 @@
+"""Keep every page under app.py's navigation, even when a deep link is the server's first request."""
+
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
+
+def ensure_app_navigation() -> None:
+    """Rerun through app.py if Streamlit ran this page file by itself for a browser.
+
+    Streamlit treats a ``pages/`` folder beside the entry script as a v1 multipage app until ``st.navigation``
+    first runs in the process; so when a deep link (``/trials``, or a reload) is the server's very first
+    request, it runs the page file alone, under file-name navigation. Clearing that flag and rerunning sends
+    the request through app.py, whose ``st.navigation`` then opens the same page by its URL. AppTest has no
+    browser connection (no headers) and re-detects the folder on every run; there the page keeps running alone.
+    """
+    if PagesManager.uses_pages_directory and st.context.headers:
+        PagesManager.uses_pages_directory = False
+        st.rerun()

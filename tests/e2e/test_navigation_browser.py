@@ -1,0 +1,27 @@
+"""A deep link as a fresh server's very first request still gets app.py's navigation."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import settle, streamlit_server
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.mark.parametrize("path, title", [pytest.param("trials", "Trials", id="trials")])
+def test_deep_link_on_a_fresh_server_keeps_the_app_navigation(browser: Any, tmp_path: Path, path: str,
+                                                               title: str) -> None:
+    with streamlit_server(tmp_path / "server.log") as url:
+        page = browser.new_page()
+        try:
+            page.goto(f"{url}/{path}")
+            page.get_by_role("heading", name=title).wait_for(timeout=30_000)
+            settle(page)
+            nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
+            assert [line for line in nav.splitlines() if line.strip() and "_" not in line] == [
+                "Inspect", "Packing", "Compare", "Trials"]
+            assert page.locator('[data-testid="stException"]').count() == 0
+        finally:
+            page.close()
