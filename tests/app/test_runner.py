@@ -22,9 +22,10 @@ def test_recorded_run_is_labelled_and_its_raw_reply_exported_exactly() -> None:
                         recorded_note=sample.recorded_note)
     assert run.failure is None and run.assessment is not None
     assert runner.source_label(run.assessment) == ("recorded response (hand-written)", sample.recorded_note)
-    raw = exports.raw_reply(run.assessment, exports.recorded_text(sample.recorded_reply))
+    raw = exports.raw_reply(run.assessment)
     assert raw is not None and raw.note and raw.note.startswith("exact")
-    inexact = exports.raw_reply(run.assessment, None)
+    assert raw.data == run.assessment.raw_output_text
+    inexact = exports.raw_reply(run.assessment.model_copy(update={"raw_output_text": None}))
     assert inexact is not None and json.loads(inexact.data) == run.assessment.raw_output
     assert inexact.note and inexact.note.startswith("parsed")
 

@@ -15,7 +15,6 @@ from answerlens.config import DEFAULT_BASE_URLS, AnswerabilityConfig
 from answerlens.errors import BundleError
 from answerlens.preflight import Preflight
 from answerlens.ui import local_model_panel, runner, sources
-from answerlens.ui.exports import recorded_text
 from answerlens.ui.local_model import State
 from answerlens.ui.markup import notice_html
 from answerlens.ui.runner import Endpoint
@@ -34,7 +33,6 @@ class Choice:
     problem: str | None = None
     recorded_reply: str | dict[str, Any] | None = None
     recorded_note: str | None = None
-    raw_text: str | None = None
 
     @property
     def recorded(self) -> bool:
@@ -184,8 +182,7 @@ def _recorded(prefix: str, source: Source | None) -> Choice:
         st.html(notice_html("warning", "Recorded response", f"{note}; model label: {sample.recorded_model}",
                             remedy=None))
         config = AnswerabilityConfig(provider="replay", model=sample.recorded_model)
-        return Choice(config, recorded_reply=sample.recorded_reply, recorded_note=note,
-                      raw_text=recorded_text(sample.recorded_reply))
+        return Choice(config, recorded_reply=sample.recorded_reply, recorded_note=note)
     upload = st.file_uploader("Recorded reply (the model's raw JSON reply)", type=["json"],
                               key=f"{prefix}.reply_upload")
     if upload is None:
@@ -202,4 +199,4 @@ def _recorded(prefix: str, source: Source | None) -> Choice:
     note = f"recorded reply from the file {upload.name}"
     st.html(notice_html("warning", "Recorded response", note))
     return Choice(AnswerabilityConfig(provider="replay", model="recorded"), recorded_reply=text,
-                  recorded_note=note, raw_text=text)
+                  recorded_note=note)

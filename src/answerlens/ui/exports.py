@@ -6,7 +6,6 @@ import csv
 import io
 import json
 from dataclasses import dataclass
-from typing import Any
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
@@ -30,16 +29,13 @@ def assessment_json(assessment: AnswerabilityAssessment) -> Download:
                     "the whole assessment as JSON (verify it with `answerlens verify`)")
 
 
-def recorded_text(reply: str | dict[str, Any]) -> str:
-    """The text the replay engine sends for a recorded reply (what ``raw_output_sha256`` hashes)."""
-    return reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
-
-
-def raw_reply(assessment: AnswerabilityAssessment, raw_text: str | None) -> Download | None:
-    """The exact reply text when we have it and it matches ``raw_output_sha256``; else the parsed reply."""
+def raw_reply(assessment: AnswerabilityAssessment) -> Download | None:
+    """The exact reply text when the assessment holds it and it matches ``raw_output_sha256``; else the parsed
+    reply (assessments written before answerlens kept the text)."""
     if not assessment.model_called or assessment.raw_output is None:
         return None
     name = f"raw-reply-{_stem(assessment)}.json"
+    raw_text = assessment.raw_output_text
     if raw_text is not None and sha256_text(raw_text) == assessment.raw_output_sha256:
         return Download(raw_text, name, "application/json", "exact reply text (matches raw_output_sha256)")
     return Download(

@@ -29,8 +29,6 @@ class Entry:
     """``recorded response (hand-written)``, ``live model: …`` or ``no model call …``."""
     note: str | None = None
     seconds: float = 0.0
-    raw_text: str | None = None
-    """The exact reply text when it is known (recorded replies), else None."""
     created: float = field(default_factory=time.time)
 
     @property

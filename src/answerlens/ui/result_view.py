@@ -45,8 +45,7 @@ def assess(prefix: str, choice: Choice, source: Source, question: str, answer: s
     st.session_state.pop(failure_key, None)
     label, note = runner.source_label(run.assessment)
     history.add(st.session_state, source=source.title, question=question.strip(), assessment=run.assessment,
-                context=source.context, label=label, note=note, seconds=run.seconds,
-                raw_text=choice.raw_text if choice.recorded else None)
+                context=source.context, label=label, note=note, seconds=run.seconds)
 
 
 def show_failure(prefix: str) -> bool:
@@ -163,7 +162,7 @@ def _audit(entry: history.Entry) -> None:
 def _downloads(prefix: str, entry: history.Entry, a: AnswerabilityAssessment) -> None:
     st.markdown("**Download**")
     files = [("Assessment", exports.assessment_json(a)), ("Requirements", exports.requirements_csv(a))]
-    raw = exports.raw_reply(a, entry.raw_text)
+    raw = exports.raw_reply(a)
     if raw is not None:
         files.append(("Raw reply", raw))
     columns = st.columns(len(files))
