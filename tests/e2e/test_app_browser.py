@@ -10,8 +10,8 @@ import pytest
 from playwright.sync_api import expect
 
 from answerlens import AnswerabilityConfig, derive_assessment
+from answerlens.provider import ReplayEngine
 from answerlens.samples import load_sample
-from answerlens.ui.exports import recorded_text
 from answerlens.ui.markup import DISCARDED_BG, colour, tint
 from tests.e2e.conftest import TIMEOUT, choose, radio, settle, shoot, source_kind, style
 from tests.paths import SAMPLES
@@ -57,7 +57,7 @@ def test_assess_a_sample_with_its_recorded_reply(page: Any, screenshots: Path | 
     assert page.locator(f'{context} [data-ref="m99"]').count() == 0  # not in the context, so only a chip
 
     # Playwright's sync API owns this thread's event loop, so derive the expected hashes with the pure path.
-    expected = derive_assessment(sample.question, sample.load(), recorded_text(sample.recorded_reply),
+    expected = derive_assessment(sample.question, sample.load(), ReplayEngine(sample.recorded_reply).text,
                                  config=AnswerabilityConfig(provider="replay", model=sample.recorded_model))
     for field in ("evaluation_id", "assessment_sha256", "context_sha256", "query_sha256", "raw_output_sha256"):
         assert page.locator(f'[data-hash="{field}"]').inner_text() == getattr(expected, field)
