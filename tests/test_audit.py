@@ -76,3 +76,8 @@ def test_raw_output_text_is_checked_against_its_hash() -> None:
     data = assessment.model_dump(mode="json")
     data["raw_output_text"] = raw + " "
     assert verify_assessment(data).problems == ("raw_output_sha256 does not match the recorded raw_output_text",)
+
+
+def test_non_list_missing_information_is_a_problem() -> None:
+    problems = _tampered(lambda d: d.update(missing_information=None))
+    assert "missing_information is not a list" in problems

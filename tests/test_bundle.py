@@ -171,3 +171,10 @@ def test_speaker_is_read_as_prme_reads_it() -> None:
     bundle = load_bundle(data)
     first = next(bundle.candidates())[1]
     assert first.node.speaker is None  # malformed names are ignored, not fatal
+
+
+def test_times_that_cannot_be_expressed_in_utc_are_bundle_errors() -> None:
+    data = json.loads((PRME / "bundles" / "bundle_auditable.json").read_text())
+    data["sections"]["stable_facts"][0]["node"]["event_time"] = "0001-01-01T00:00:00+14:00"
+    with pytest.raises(BundleError, match=r"event_time: .*cannot be expressed in UTC"):
+        load_bundle(data)

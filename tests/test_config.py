@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 from pydantic import SecretStr, ValidationError
@@ -63,3 +64,18 @@ def test_base_url_is_normalised_and_defaults_per_provider() -> None:
     assert AnswerabilityConfig(base_url=" http://h:1/v1/ ").base_url == "http://h:1/v1"
     assert AnswerabilityConfig(provider="ollama").effective_base_url == "http://127.0.0.1:11434/v1"
     assert AnswerabilityConfig(provider="replay").effective_base_url is None
+
+
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        pytest.param({"base_url": "http://[::1"}, "is not a valid URL", id="broken_ipv6"),
+        pytest.param({"base_url": "http://127.0.0.1:99999/v1"}, "port", id="port_out_of_range"),
+        pytest.param({"base_url": "ftp://host/v1"}, "not an http(s) URL", id="scheme"),
+        pytest.param({"api_key": SecretStr("sk-sécret")}, "must be ASCII", id="non_ascii_key"),
+    ],
+)
+def test_unusable_endpoints_are_refused_up_front(values: dict, message: str) -> None:
+    with pytest.raises(ValidationError, match=re.escape(message)) as info:
+        AnswerabilityConfig(**values)
+    assert "sécret" not in str(info.value)

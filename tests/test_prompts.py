@@ -83,3 +83,9 @@ def test_user_message_order() -> None:
     drafted = user_message("Q?", "CTX", "A.")
     assert drafted.index("Q?") < drafted.index("DRAFT ANSWER TO VERIFY:\nA.") < drafted.index("CTX")
     assert "omits remains unsupported" in drafted
+
+
+def test_deeply_nested_reply_is_a_reply_error() -> None:
+    with pytest.raises(ReplyError) as info:
+        parse_reply("[" * 200_000 + "]" * 200_000)
+    assert info.value.kind == "not_json"

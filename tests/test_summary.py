@@ -1,5 +1,6 @@
 import copy
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -109,5 +110,33 @@ def test_trial_report_cli(capsys) -> None:  # type: ignore[no-untyped-def]
 def test_unreadable_results(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "r.json"
     path.write_text(content)
-    with pytest.raises(DatasetError, match=message):
+    with pytest.raises(DatasetError, match=re.escape(message)):
+        read_trial(path)
+
+
+def test_failed_calls_never_shrink_the_thresholds() -> None:
+    error = {"error": {"kind": "server_error", "message": "HTTP 500"}, "assessment": None}
+    samples = [{"question_id": "a", "repeat": r, "label": "answerable", **error} for r in range(2)]
+    summary = summarize(samples)
+    gates = evaluate_gates(summary, default_gates(summary))
+    assert gates["results"]["ordinary_full_answer_count_min"] == {"required": 2, "observed": 0, "passed": False}
+    assert gates["results"]["error_samples_max"] == {"required": 0, "observed": 2, "passed": False}
+    assert gates["passed"] is False
+
+
+@pytest.mark.parametrize(
+    "samples, message",
+    [
+        pytest.param([{}], "samples[0] needs a string question_id", id="empty_sample"),
+        pytest.param([5], "samples[0] is not an object", id="number"),
+        pytest.param([{"question_id": "q", "repeat": 0, "assessment": {"verdict": "partial",
+                       "recommended_action": "abstain", "requirements": [], "citation_errors": None}}],
+                     "assessment.citation_errors is missing", id="null_errors"),
+        pytest.param([{"question_id": "q", "repeat": 0}], "neither an assessment nor an error", id="bare"),
+    ],
+)
+def test_malformed_samples_are_named(tmp_path: Path, samples: list, message: str) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"kind": "answerlens-trial-result", "samples": samples}))
+    with pytest.raises(DatasetError, match=re.escape(message)):
         read_trial(path)

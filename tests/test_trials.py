@@ -283,3 +283,18 @@ def test_shipped_datasets_are_valid(name: str) -> None:
     if name.startswith("drafts"):
         assert dataset.all_drafts
         assert {item.case.answer_label for item in dataset.cases} == {"correct", "incorrect"}
+
+
+def test_draft_gates_on_a_question_only_dataset_are_refused_up_front(tmp_path: Path) -> None:
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
+    with pytest.raises(TrialError, match="need draft answers"):
+        asyncio.run(run_trial(dataset, config("http://127.0.0.1:9/v1"), repeats=1, out=tmp_path / "run",
+                              gates={"incorrect_draft_full_accept_count_max": 0}))
+
+
+def test_uncitable_reader_bundle_is_bad_input_at_load(tmp_path: Path) -> None:
+    bundle = {"records": [{"text": "x"}], "packing": {"context_format": "reader", "context_citations": False}}
+    path = write_dataset(tmp_path / "cases.json", [{"id": "r", "question": "Q", "label": "answerable",
+                                                    "bundle": bundle}])
+    with pytest.raises(DatasetError, match="case 'r'.*context_citations=True"):
+        load_dataset(path)

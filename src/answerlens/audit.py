@@ -141,7 +141,10 @@ def verify_assessment(assessment: BaseModel | Mapping[str, Any]) -> Verification
             )
     for name, status in (("missing_information", "unsupported"), ("conflicts", "conflicting")):
         expected = [item["requirement"] for item in requirements if item["status"] == status]
-        if list(data.get(name, [])) != expected:
+        recorded = data.get(name, [])
+        if not isinstance(recorded, (list, tuple)):
+            problems.append(f"{name} is not a list")
+        elif list(recorded) != expected:
             problems.append(f"{name} does not list exactly the {status} requirements")
     for index, item in enumerate(requirements):
         refs, ids = list(item["evidence_refs"]), list(item["evidence_ids"])

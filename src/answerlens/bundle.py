@@ -118,6 +118,16 @@ class MemoryRecord(BaseModel):
     superseded_by: UUID | None = None
     created_at: datetime | None = None
 
+    @field_validator("event_time", "valid_from", "valid_to", "created_at")
+    @classmethod
+    def _representable_in_utc(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.utcoffset() is not None:
+            try:
+                value.astimezone(timezone.utc)
+            except OverflowError:
+                raise ValueError(f"{value.isoformat()} cannot be expressed in UTC") from None
+        return value
+
     @property
     def speaker(self) -> str | None:
         """The stored speaker name, or None when absent or malformed (as PRME reads it)."""

@@ -149,7 +149,11 @@ def label_sites(context: str, context_format: ContextFormat, *, cited_reader: bo
         if match is not None:
             token = match.group(1)
             if pattern is _COMPACT_LABEL:
-                token = json.loads(f'"{token}"')
+                try:
+                    token = json.loads(f'"{token}"')
+                except ValueError:  # not a label we printed; leave it unlocated
+                    offset += len(line) + 1
+                    continue
             if token not in sites:
                 sites[token] = LabelSite(offset + match.start(1), offset + match.end(1), offset, offset + len(line))
         offset += len(line) + 1

@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve-model", help="serve a GGUF model with the embedded llama.cpp server")
     serve.add_argument("--gguf", type=Path, help="model file (default: the bundled SmolLM2-135M, a wiring check)")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, help="default: a free port")
+    serve.add_argument("--port", type=_port, help="default: a free port")
     serve.add_argument("--ctx", type=int, default=4096, help="context window in tokens")
     serve.add_argument("--threads", type=int, help="CPU threads (default: all cores)")
     serve.set_defaults(handler=_serve_model)
@@ -102,6 +102,13 @@ def _add_provider_options(parser: argparse.ArgumentParser, providers: list[str])
     parser.add_argument("--temperature", type=float)
     parser.add_argument("--seed", type=int)
     parser.add_argument("--max-retries", type=int)
+
+
+def _port(text: str) -> int:
+    port = int(text)
+    if not 0 < port < 65536:
+        raise argparse.ArgumentTypeError(f"{text} is not a port (1-65535)")
+    return port
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -158,10 +165,12 @@ def _assess(args: argparse.Namespace) -> int:
     if args.prompt_version or args.prompt_sha256:
         from answerlens.assessment import derive_assessment
 
-        if assessment.raw_output is None:
+        if not (args.prompt_version and args.prompt_sha256):
+            raise UsageError("--prompt-version and --prompt-sha256 go together")
+        if assessment.raw_output_text is None:
             raise UsageError("--prompt-version applies only when a reply was assessed")
         assessment = derive_assessment(
-            question, bundle, assessment.raw_output, config=config, answer=answer,
+            question, bundle, assessment.raw_output_text, config=config, answer=answer,
             prompt_version=args.prompt_version, prompt_sha256=args.prompt_sha256,
             provider_metadata=assessment.provider_metadata,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
@@ -58,10 +59,29 @@ class AnswerabilityConfig(BaseModel):
 
     @field_validator("base_url")
     @classmethod
-    def _strip_url(cls, value: str | None) -> str | None:
+    def _check_url(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        return value.strip().rstrip("/") or None
+        url = value.strip().rstrip("/")
+        if not url:
+            return None
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            raise ValueError(f"{url!r} is not a valid URL (check the host and port)") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{url!r} is not an http(s) URL such as http://127.0.0.1:11434/v1")
+        if port is not None and not 0 < port < 65536:
+            raise ValueError(f"{url!r} has an invalid port")
+        return url
+
+    @field_validator("api_key")
+    @classmethod
+    def _ascii_key(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().isascii():
+            raise ValueError("the API key must be ASCII (it is sent as an HTTP header)")
+        return value
 
     @property
     def effective_base_url(self) -> str | None:

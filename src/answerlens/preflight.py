@@ -59,6 +59,9 @@ async def _get(client: httpx.AsyncClient, url: str, headers: dict[str, str], fai
             response = await client.post(url, json=payload, headers=headers)
     except httpx.TransportError as exc:
         raise failures.transport(exc) from exc
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError, OverflowError, OSError) as exc:
+        raise failures.error("transport", f"the request to {failures.where} could not be sent "
+                             f"({type(exc).__name__})", "check the base URL (scheme, host and port)") from exc
     if response.status_code >= 400:
         raise failures.status(response)
     return json_body(response, failures)

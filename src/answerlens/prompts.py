@@ -154,6 +154,8 @@ def parse_reply(reply: str | dict[str, Any] | RawAssessment) -> RawAssessment:
             raise ReplyError("the reply is empty", kind="empty")
         try:
             data = json.loads(body)
+        except RecursionError:
+            raise ReplyError("the reply is JSON nested too deeply", kind="not_json") from None
         except json.JSONDecodeError as exc:
             raise ReplyError(f"the reply is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
                              kind="not_json") from None

@@ -211,6 +211,10 @@ async def _post(client: httpx.AsyncClient, url: str, payload: dict[str, Any], he
         return await client.post(url, json=payload, headers=headers)
     except httpx.TransportError as exc:
         raise failures.transport(exc) from exc
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError, OverflowError, OSError) as exc:
+        raise failures.error("transport", f"the request to {failures.where} could not be sent "
+                             f"({type(exc).__name__}: {failures.redact(str(exc))})",
+                             "check the base URL (scheme, host and port) and the API key") from exc
 
 
 def ollama_root(base_url: str) -> str:
@@ -428,6 +432,8 @@ class _Progress:
 async def _ask(engine: Engine, failures: Failures, system: str, user: str, max_retries: int,
                started: float, progress: _Progress) -> RawReply:
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    if engine.name == "replay":
+        max_retries = 0  # a recording says the same thing however often it is asked
     for attempt in range(1, max_retries + 2):
         progress.requests = attempt
         reply = await engine.chat(messages)

@@ -38,6 +38,38 @@ def sample_label(sample: Mapping[str, Any]) -> str:
     return "unanswerable" if sample.get("question_type") == "abstention" else "answerable"
 
 
+def summarize_file(source: Path, samples: Any, *, drafts: bool) -> dict[str, Any]:
+    """``summarize`` for samples read from a file: a malformed sample is a ``DatasetError`` naming it."""
+    if not isinstance(samples, list):
+        raise DatasetError(f"{source}: 'samples' must be a list")
+    for index, sample in enumerate(samples):
+        problem = _sample_problem(sample)
+        if problem:
+            raise DatasetError(f"{source}: samples[{index}] {problem}")
+    return summarize(samples, drafts=drafts)
+
+
+def _sample_problem(sample: Any) -> str | None:
+    if not isinstance(sample, dict):
+        return "is not an object"
+    if not isinstance(sample.get("question_id"), str) or not isinstance(sample.get("repeat"), int):
+        return "needs a string question_id and an integer repeat"
+    assessment = sample.get("assessment")
+    if assessment is None:
+        return None if sample.get("error") is not None else "has neither an assessment nor an error"
+    if not isinstance(assessment, dict):
+        return "assessment is not an object"
+    for field, kind in (("verdict", str), ("recommended_action", str), ("citation_errors", list),
+                        ("requirements", list)):
+        if not isinstance(assessment.get(field), kind):
+            return f"assessment.{field} is missing or not a {kind.__name__}"
+    for requirement in assessment["requirements"]:
+        if not isinstance(requirement, dict) or not isinstance(requirement.get("requirement"), str) \
+                or not isinstance(requirement.get("status"), str):
+            return "assessment.requirements holds a malformed requirement"
+    return None
+
+
 def summarize(samples: Iterable[Mapping[str, Any]], *, drafts: bool = False) -> dict[str, Any]:
     """The upstream trial summary (same keys, nesting and counting), plus error samples and requirement
     agreement beside them."""
@@ -57,7 +89,8 @@ def summarize(samples: Iterable[Mapping[str, Any]], *, drafts: bool = False) -> 
         assessment = sample.get("assessment")
         if assessment is None:
             error = sample.get("error") or {}
-            errors.append({"question_id": key[0], "repeat": key[1], "kind": error.get("kind"),
+            errors.append({"question_id": key[0], "repeat": key[1], "label": sample_label(sample),
+                           "answer_label": sample.get("answer_label"), "kind": error.get("kind"),
                            "message": error.get("message")})
             continue
         assessed += 1
@@ -170,13 +203,21 @@ def _at_least(fraction_percent: int, count: int) -> int:
     return -(-count * fraction_percent // 100)  # ceil without floats
 
 
+def _planned(summary: Mapping[str, Any], key: str, value: str, assessed: int) -> int:
+    """Assessed samples of a group plus its error samples: thresholds never shrink when calls fail."""
+    return assessed + sum(1 for error in summary.get("errors", []) if error.get(key) == value)
+
+
 def default_gates(summary: Mapping[str, Any]) -> dict[str, int]:
-    """Upstream's gates, with thresholds from this run's counts (80% rounded up, 10% rounded down)."""
+    """Upstream's gates, with thresholds from this run's planned counts (80% rounded up, 10% rounded down),
+    plus ``error_samples_max: 0`` when the run had error samples: a failed call is never a pass."""
     drafts = summary.get("draft_answers")
-    only_drafts = drafts is not None and sum(d["samples"] for d in drafts.values()) == summary["samples"]
+    planned = summary["samples"] + summary.get("error_samples", 0)
+    only_drafts = drafts is not None and sum(
+        _planned(summary, "answer_label", label, d["samples"]) for label, d in drafts.items()) == planned
     gates: dict[str, int] = {}
     if not only_drafts:
-        answerable = summary["answerable"]["samples"]
+        answerable = _planned(summary, "label", "answerable", summary["answerable"]["samples"])
         gates.update({
             "unsafe_full_answer_count_max": 0,
             "citation_errors_max": 0,
@@ -186,10 +227,13 @@ def default_gates(summary: Mapping[str, Any]) -> dict[str, int]:
     if drafts is not None:
         gates.update({
             "incorrect_draft_full_accept_count_max": 0,
-            "correct_draft_full_accept_count_min": _at_least(80, drafts["correct"]["samples"]),
+            "correct_draft_full_accept_count_min": _at_least(
+                80, _planned(summary, "answer_label", "correct", drafts["correct"]["samples"])),
             "citation_errors_max": 0,
         })
     gates["stable_action_questions_min"] = _at_least(80, summary["questions"])
+    if summary.get("error_samples"):
+        gates["error_samples_max"] = 0
     return gates
 
 
@@ -252,7 +296,7 @@ def read_trial(source: Path | str) -> TrialReport:
         if not samples:
             raise DatasetError(f"{source}: no result.json and no saved samples")
         drafts = any(sample.get("answer_label") for sample in samples)
-        summary = summarize(samples, drafts=drafts)
+        summary = summarize_file(source, samples, drafts=drafts)
         return TrialReport(source, RUN_KIND, summary, evaluate_gates(summary, default_gates(summary)), None, samples)
     try:
         data = json.loads(source.read_text(encoding="utf-8"))
@@ -266,14 +310,14 @@ def read_trial(source: Path | str) -> TrialReport:
         if data.get("schema_version") not in (1, 2, 3):
             raise DatasetError(f"{source}: unsupported upstream schema_version {data.get('schema_version')!r}")
         drafts = (data.get("protocol") or {}).get("assessment_mode") == "draft_answer"
-        recomputed = summarize(samples, drafts=drafts)
+        recomputed = summarize_file(source, samples, drafts=drafts)
         published = data.get("summary")
         gates = data.get("quality_gates")
         return TrialReport(source, UPSTREAM_KIND, recomputed, gates, published, samples)
     if kind != RESULT_KIND:
         raise DatasetError(f"{source}: unknown trial result kind {kind!r}")
     drafts = "draft_answers" in (data.get("summary") or {})
-    recomputed = summarize(samples, drafts=drafts)
+    recomputed = summarize_file(source, samples, drafts=drafts)
     return TrialReport(source, RESULT_KIND, recomputed, data.get("quality_gates"), None, samples)
 
 

@@ -116,6 +116,11 @@ def load_dataset(path: Path | str) -> Dataset:
         except BundleError as exc:
             problems.append(f"{label}: field 'bundle': {exc}")
             continue
+        try:
+            bundle.ensure_citable()
+        except ValueError as exc:
+            problems.append(f"{label}: field 'bundle': {exc}")
+            continue
         case_sha = sha256_text(canonical_json({"case": raw, "bundle_file_sha256": bundle_file_sha}))
         cases.append(LoadedCase(case=case, bundle=bundle, sha256=case_sha))
     if problems:
@@ -319,6 +324,9 @@ async def run_trial(
         raise TrialError("repeats must be at least 1")
     if concurrency < 1:
         raise TrialError("concurrency must be at least 1")
+    draft_gates = sorted(name for name in gates or {} if "draft" in name)
+    if draft_gates and not dataset.has_drafts:
+        raise TrialError(f"gates {', '.join(draft_gates)} need draft answers, and this dataset has none")
     out = Path(out)
     identity = run_identity(dataset, config)
     samples_dir = _prepare_output(out, dataset, identity, repeats)

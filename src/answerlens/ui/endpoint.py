@@ -6,6 +6,7 @@ response, the reply to replay and how to label it.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -41,8 +42,15 @@ class Choice:
 
 @st.cache_data(ttl=15, show_spinner=False, max_entries=32)
 def _preflight(config_json: str, context_chars: int | None, _config: AnswerabilityConfig) -> Preflight:
-    # Keyed by the non-secret settings; the key itself is never part of a cache key.
+    # Keyed by the non-secret settings plus a digest of the key (never the key itself), so a session with
+    # another key, or none, never sees this one's answer.
     return runner.check_endpoint(_config, context_chars)
+
+
+def _cache_key(config: AnswerabilityConfig) -> str:
+    key = config.api_key.get_secret_value() if config.api_key is not None else ""
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return config.model_dump_json(exclude={"api_key"}) + digest
 
 
 def panel(prefix: str, source: Source | None, *, recorded: bool = True) -> Choice:
@@ -102,7 +110,7 @@ def _live(prefix: str, provider: str, source: Source | None, recorded: bool) -> 
         st.html(notice_html("error", "Invalid endpoint settings", str(exc)))
         return Choice(None, str(exc))
     context_chars = len(source.context) if source is not None else None
-    check = _preflight(probe.model_dump_json(exclude={"api_key"}), context_chars, probe)
+    check = _preflight(_cache_key(probe), context_chars, probe)
     with model_slot:
         model = _model_picker(model_key, current, check.models)
     if not model:
@@ -110,7 +118,7 @@ def _live(prefix: str, provider: str, source: Source | None, recorded: bool) -> 
         return Choice(None, "no model chosen")
     config = runner.make_config(replace(endpoint, model=model))
     if model != current:
-        check = _preflight(config.model_dump_json(exclude={"api_key"}), context_chars, config)
+        check = _preflight(_cache_key(config), context_chars, config)
     _preflight_line(prefix, config, check, source, recorded)
     return Choice(config)
 
@@ -127,7 +135,7 @@ def _embedded(prefix: str, source: Source | None, recorded: bool) -> Choice:
         st.html(notice_html("error", "Invalid endpoint settings", str(exc)))
         return Choice(None, str(exc))
     context_chars = len(source.context) if source is not None else None
-    check = _preflight(config.model_dump_json(exclude={"api_key"}), context_chars, config)
+    check = _preflight(_cache_key(config), context_chars, config)
     _preflight_line(prefix, config, check, source, recorded)
     return Choice(config)
 
