@@ -199,7 +199,7 @@ async def test_openai_other_400_is_not_mistaken_for_a_schema_refusal(scripted_se
                            openai_error("This model's maximum context length is 4096 tokens", 400))
     with pytest.raises(AnswerabilityError) as info:
         await assess(config(scripted_server, "openai"))
-    assert_failure(info.value, "http_error", scripted_server.base_url)
+    assert_failure(info.value, "context_too_long", scripted_server.base_url)
     assert "maximum context length" in str(info.value)
     assert len(scripted_server.requests) == 1
 
@@ -508,3 +508,12 @@ async def test_one_shot_helper_maps_failures_too(scripted_server: ScriptedServer
     with pytest.raises(AnswerabilityError) as info:
         await assess_answerability(QUESTION, BUNDLE, config=config(scripted_server))
     assert_failure(info.value, "server_error", scripted_server.base_url)
+
+
+async def test_context_too_long_has_its_own_remedy(scripted_server: ScriptedServer) -> None:
+    scripted_server.script("/v1/chat/completions", openai_error(
+        "request (9542 tokens) exceeds the available context size (4096 tokens), try increasing it", 400))
+    with pytest.raises(AnswerabilityError) as info:
+        await assess(config(scripted_server, "llamacpp"))
+    assert_failure(info.value, "context_too_long", scripted_server.base_url)
+    assert "--ctx" in (info.value.remedy or "")

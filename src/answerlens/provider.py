@@ -134,6 +134,10 @@ class Failures:
         if code == 404:
             return self.error("not_found", f"{self.where} answered HTTP 404: {body[:200]}",
                               "check the base URL (it should end in /v1) and the model name", body)
+        if code == 400 and ("exceeds the available context size" in lowered or "context length" in lowered):
+            return self.error("context_too_long", f"{self.where} cannot take this context: {body[:200]}",
+                              "raise the server's context window (`answerlens serve-model --ctx N`, or num_ctx), "
+                              "or pack a smaller bundle", body)
         if code == 400 and "does not support thinking" in lowered:
             return self.error("thinking_unsupported", f"{self.where} does not support thinking ({body[:200]})",
                               "turn thinking off (think=false, no reasoning_effort)", body)
