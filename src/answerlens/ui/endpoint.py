@@ -104,11 +104,9 @@ def _live(prefix: str, provider: str, source: Source | None, recorded: bool) -> 
     current = st.session_state.get(model_key, DEFAULT_MODELS[provider])
     endpoint = Endpoint(provider=provider, model=current or "unset", base_url=base_url.strip() or None,
                         api_key=api_key or None, **settings)
-    try:
-        probe = runner.make_config(endpoint)
-    except ValueError as exc:
-        st.html(notice_html("error", "Invalid endpoint settings", str(exc)))
-        return Choice(None, str(exc))
+    probe = _config_or_problem(endpoint)
+    if isinstance(probe, Choice):
+        return probe
     context_chars = len(source.context) if source is not None else None
     check = _preflight(_cache_key(probe), context_chars, probe)
     with model_slot:
@@ -123,17 +121,24 @@ def _live(prefix: str, provider: str, source: Source | None, recorded: bool) -> 
     return Choice(config)
 
 
+def _config_or_problem(endpoint: Endpoint) -> AnswerabilityConfig | Choice:
+    """The endpoint as a configuration, or a failed choice after showing why the settings are invalid."""
+    try:
+        return runner.make_config(endpoint)
+    except ValueError as exc:
+        st.html(notice_html("error", "Invalid endpoint settings", str(exc)))
+        return Choice(None, str(exc))
+
+
 def _embedded(prefix: str, source: Source | None, recorded: bool) -> Choice:
     status = local_model_panel.panel(prefix)
     if status is None or status.state != State.RUNNING:
         return Choice(None, "start the embedded model first (the Start button in the sidebar)")
     endpoint = Endpoint(provider="llamacpp", model=status.model, base_url=status.base_url,
                         **_settings(prefix, "llamacpp"))
-    try:
-        config = runner.make_config(endpoint)
-    except ValueError as exc:
-        st.html(notice_html("error", "Invalid endpoint settings", str(exc)))
-        return Choice(None, str(exc))
+    config = _config_or_problem(endpoint)
+    if isinstance(config, Choice):
+        return config
     context_chars = len(source.context) if source is not None else None
     check = _preflight(_cache_key(config), context_chars, config)
     _preflight_line(prefix, config, check, source, recorded)
