@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from answerlens import load_bundle, render_bundle
-from answerlens.bundle import MemoryBundle
+from answerlens.records import MemoryBundle
 
 SECTIONS = ("stable_facts", "recent_events", "preferences", "notes")
 _SUBJECTS = ("The billing API", "The dashboard", "Craig", "The search service", "Maya", "The deploy pipeline",

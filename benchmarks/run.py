@@ -25,7 +25,7 @@ import bundles
 import report
 import throughput
 
-from answerlens.bundle import MAX_BUNDLE_BYTES
+from answerlens.loading import MAX_BUNDLE_BYTES
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from answerlens import AnswerabilityConfig
-from answerlens.trials import load_dataset, run_trial
+from answerlens.trials.runner import load_dataset, run_trial
 
 
 def write_dataset(path: Path, bundle: Path, cases: int) -> Path:

@@ -3,9 +3,9 @@
 import streamlit as st
 
 from answerlens import verify_assessment
-from answerlens.ui import compare_view
-from answerlens.ui.diff import compare
-from answerlens.ui.navigation import ensure_app_navigation
+from answerlens.ui.common.navigation_view import ensure_app_navigation
+from answerlens.ui.compare import view as compare_view
+from answerlens.ui.compare.viewmodel import compare
 
 ensure_app_navigation()
 

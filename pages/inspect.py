@@ -4,8 +4,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from answerlens.ui import endpoint, result_view, source_picker
-from answerlens.ui.navigation import ensure_app_navigation
+from answerlens.ui.common import endpoint_view as endpoint
+from answerlens.ui.common import source_view as source_picker
+from answerlens.ui.common.navigation_view import ensure_app_navigation
+from answerlens.ui.inspect import view as result_view
 
 ensure_app_navigation()
 

@@ -5,8 +5,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from answerlens.ui import endpoint, sources, trial_report_view, trial_view
-from answerlens.ui.navigation import ensure_app_navigation
+from answerlens.ui.common import endpoint_view as endpoint
+from answerlens.ui.common import sources
+from answerlens.ui.common.navigation_view import ensure_app_navigation
+from answerlens.ui.trials import report_view as trial_report_view
+from answerlens.ui.trials import run_view as trial_view
 
 ensure_app_navigation()
 

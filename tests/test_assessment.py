@@ -2,13 +2,7 @@ import json
 
 import pytest
 
-from answerlens import (
-    AnswerabilityConfig,
-    AnswerabilityError,
-    MemoryBundle,
-    derive_assessment,
-    verify_assessment,
-)
+from answerlens import AnswerabilityConfig, AnswerabilityError, MemoryBundle, derive_assessment, verify_assessment
 from answerlens.audit import canonical_json, sha256_text
 from answerlens.prompts import NO_EVIDENCE_RAW, PROMPT_SHA256, PROMPT_VERSION
 from tests.paths import PRME

@@ -3,9 +3,9 @@ from uuid import UUID
 import pytest
 
 from answerlens import ContextFormat, DiscardReason, load_bundle
-from answerlens.bundle import MemoryBundle
 from answerlens.citations import Decision, check_requirement, label_sites, valid_references
 from answerlens.prompts import RawRequirement
+from answerlens.records import MemoryBundle
 from answerlens.verdict import AnswerabilityStatus
 from tests.paths import PRME
 

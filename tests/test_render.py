@@ -6,14 +6,8 @@ from uuid import UUID
 import pytest
 
 from answerlens import ContextFormat, load_bundle, render_bundle
-from answerlens.bundle import Candidate, MemoryBundle, MemoryRecord, RepresentationLevel
-from answerlens.render import (
-    READER_CITED_HEADER,
-    reader_line,
-    reference_labels,
-    text_states_date,
-    text_states_speaker,
-)
+from answerlens.records import Candidate, MemoryBundle, MemoryRecord, RepresentationLevel
+from answerlens.render import READER_CITED_HEADER, reader_line, reference_labels, text_states_date, text_states_speaker
 from tests.paths import PRME
 
 PRME_BUNDLES = sorted([*PRME.glob("bundles/*.json"), *PRME.glob("packing/*.json")])

@@ -26,7 +26,7 @@ from answerlens import (
     derive_assessment,
     render_bundle,
 )
-from answerlens.bundle import SimpleBundle
+from answerlens.loading import SimpleBundle
 from answerlens.samples import Sample, list_samples, load_sample
 
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_bundles"

@@ -4,19 +4,15 @@ The public API mirrors PRME's answerability evaluator and adds loading, renderin
 """
 
 from answerlens.abstention import should_abstain
-from answerlens.assessment import (
-    AnswerabilityAssessment,
-    AnswerabilityRequirement,
-    ProviderMetadata,
-    derive_assessment,
-)
+from answerlens.assessment import AnswerabilityAssessment, AnswerabilityRequirement, ProviderMetadata, derive_assessment
 from answerlens.audit import VerificationReport, verify_assessment
-from answerlens.bundle import ContextFormat, MemoryBundle, load_bundle
 from answerlens.citations import CitationDecision, Decision, DiscardReason, Span
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, AnswerlensError, BundleError, DatasetError, TrialError
 from answerlens.evaluator import AnswerabilityEvaluator, assess_answerability
+from answerlens.loading import load_bundle
 from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, SYSTEM_PROMPT
+from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.render import render_bundle
 from answerlens.verdict import AnswerabilityAction, AnswerabilityStatus, AnswerabilityVerdict
 

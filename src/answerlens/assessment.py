@@ -13,11 +13,12 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict
 
 from answerlens.audit import assessment_sha256, canonical_json, evaluation_id, sha256_text
-from answerlens.bundle import ContextFormat, load_bundle
 from answerlens.citations import CitationDecision, check_requirement, label_sites, valid_references
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
+from answerlens.loading import load_bundle
 from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, RawAssessment, ReplyError, parse_reply
+from answerlens.records import ContextFormat
 from answerlens.verdict import (
     ABSTAINING_ACTIONS,
     AnswerabilityAction,
@@ -151,7 +152,7 @@ def derive_assessment(
             model=config.model,
             raw_excerpt=excerpt[:500],
         ) from exc
-    context = bundle.render().strip()
+    context = bundle.exact_context
     references = valid_references(bundle, context)
     fmt = bundle.context_format
     sites = label_sites(context, fmt, cited_reader=bool(bundle.context_references))

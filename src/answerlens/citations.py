@@ -14,8 +14,8 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
-from answerlens.bundle import ContextFormat, MemoryBundle
 from answerlens.prompts import RawRequirement
+from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.verdict import AnswerabilityStatus
 
 

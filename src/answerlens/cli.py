@@ -20,16 +20,17 @@ from pydantic import SecretStr, ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import verify_assessment
-from answerlens.bundle import ContextFormat, load_bundle, read_json_file
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, AnswerlensError, describe_validation
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.explanation import report_lines
+from answerlens.loading import load_bundle, read_json_file
+from answerlens.records import ContextFormat
 from answerlens.render import render_bundle
 from answerlens.samples import Sample, is_sample
-from answerlens.summary import load_gates, read_trial
-from answerlens.summary import report_lines as trial_report_lines
-from answerlens.trials import Progress, load_dataset, run_trial
+from answerlens.trials.runner import Progress, load_dataset, run_trial
+from answerlens.trials.summary import load_gates, read_trial
+from answerlens.trials.summary import report_lines as trial_report_lines
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_BAD_INPUT, EXIT_PROVIDER = 0, 1, 2, 3
 
@@ -310,7 +311,7 @@ def _trial_report(args: argparse.Namespace) -> int:
 
 
 def _serve_model(args: argparse.Namespace) -> int:
-    from answerlens.localmodel import start_server
+    from answerlens.local_model import start_server
 
     server = start_server(args.gguf, host=args.host, port=args.port, ctx=args.ctx, threads=args.threads)
     print(f"serving {server.model_name} ({server.model_path}) at {server.base_url} — started in "

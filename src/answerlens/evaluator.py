@@ -7,24 +7,12 @@ from typing import Any
 
 import httpx
 
-from answerlens.assessment import (
-    AnswerabilityAssessment,
-    ProviderMetadata,
-    derive_assessment,
-    normalize_inputs,
-)
-from answerlens.bundle import load_bundle
+from answerlens.assessment import AnswerabilityAssessment, ProviderMetadata, derive_assessment, normalize_inputs
 from answerlens.citations import valid_references
 from answerlens.config import AnswerabilityConfig
+from answerlens.loading import load_bundle
 from answerlens.prompts import NO_EVIDENCE_RAW, PROMPT_SHA256, PROMPT_VERSION, SYSTEM_PROMPT, user_message
-from answerlens.provider import (
-    Engine,
-    client_timeout,
-    failures_for,
-    make_client,
-    make_engine,
-    request_raw_assessment,
-)
+from answerlens.provider import Engine, client_timeout, failures_for, make_client, make_engine, request_raw_assessment
 
 
 class AnswerabilityEvaluator:
@@ -70,7 +58,7 @@ class AnswerabilityEvaluator:
         query, answer = normalize_inputs(query, answer)
         bundle = load_bundle(bundle)
         bundle.ensure_citable()
-        context = bundle.render().strip()
+        context = bundle.exact_context
         if not context or not valid_references(bundle, context):
             return derive_assessment(query, bundle, NO_EVIDENCE_RAW, config=self.config, answer=answer,
                                      model_called=False)

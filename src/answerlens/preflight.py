@@ -15,15 +15,7 @@ import httpx
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
 from answerlens.prompts import SYSTEM_PROMPT
-from answerlens.provider import (
-    Failures,
-    as_int,
-    auth_headers,
-    failures_for,
-    json_body,
-    make_client,
-    ollama_root,
-)
+from answerlens.provider import Failures, as_int, auth_headers, failures_for, json_body, make_client, ollama_root
 
 CHARS_PER_TOKEN = 4.2
 """A rough, model-independent ratio for estimating tokens from characters (preflight only)."""

@@ -20,13 +20,7 @@ import httpx
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
-from answerlens.prompts import (
-    RESPONSE_SCHEMA,
-    RESPONSE_SCHEMA_NAME,
-    RawAssessment,
-    ReplyError,
-    parse_reply,
-)
+from answerlens.prompts import RESPONSE_SCHEMA, RESPONSE_SCHEMA_NAME, RawAssessment, ReplyError, parse_reply
 
 EXCERPT_CHARS = 500
 

@@ -12,7 +12,7 @@ from datetime import datetime
 from functools import lru_cache
 from uuid import UUID
 
-from answerlens.bundle import (
+from answerlens.records import (
     Candidate,
     ConditionState,
     ContextFormat,

@@ -7,8 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from answerlens.bundle import MemoryBundle, load_bundle, read_json_file
 from answerlens.errors import BundleError, describe_validation
+from answerlens.loading import load_bundle, read_json_file
+from answerlens.records import MemoryBundle
 
 
 class Expected(BaseModel):

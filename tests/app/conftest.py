@@ -9,7 +9,6 @@ from typing import Any
 from streamlit.testing.v1 import AppTest
 
 from tests.paths import REPO
-from tests.scripted_server import scripted_server_fixture  # noqa: F401  (the `scripted_server` fixture)
 
 APP = str(REPO / "app.py")
 

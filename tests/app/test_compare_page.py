@@ -7,7 +7,7 @@ import json
 import re
 
 from answerlens import AnswerabilityConfig, derive_assessment, load_bundle
-from answerlens.ui.diff import assessments_in, compare
+from answerlens.ui.compare.viewmodel import assessments_in, compare
 from tests.app.conftest import assert_clean, assess, choose_sample, html, notices, start, use_recorded
 from tests.paths import PRME
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from answerlens import localmodel
-from answerlens.ui.local_model import LocalModelHost, State, gguf_path, remedy_for
-from answerlens.ui.local_model_panel import host
+from answerlens import local_model
+from answerlens.ui.common.local_model import LocalModelHost, State, gguf_path, remedy_for
+from answerlens.ui.common.local_model_view import host
 from tests.app.conftest import assert_clean, choose_sample, html, notices, start
 
 EMBEDDED = "Embedded model (llama.cpp)"
@@ -68,7 +68,7 @@ def test_a_bad_gguf_path_is_refused_before_starting(tmp_path: Path, content: byt
 
 def test_missing_runtime_says_run_make_local_model(monkeypatch: pytest.MonkeyPatch) -> None:
     # Simulates a machine without xllamacpp: the library's own check answers no.
-    monkeypatch.setattr(localmodel, "runtime_installed", lambda: False)
+    monkeypatch.setattr(local_model, "runtime_installed", lambda: False)
     at = start()
     embedded(at)
     assert state(at) == ["error"]
@@ -77,10 +77,10 @@ def test_missing_runtime_says_run_make_local_model(monkeypatch: pytest.MonkeyPat
     assert at.button(key="inspect.local_start").disabled
 
 
-@pytest.mark.localmodel
+@pytest.mark.local_model
 def test_a_truncated_gguf_fails_to_start_with_a_remedy(tmp_path: Path) -> None:
     broken = tmp_path / "broken.gguf"
-    broken.write_bytes(localmodel.bundled_gguf().read_bytes()[:4096])
+    broken.write_bytes(local_model.bundled_gguf().read_bytes()[:4096])
     at = start()
     embedded(at)
     at.text_input(key="inspect.gguf").set_value(str(broken)).run()
@@ -94,7 +94,7 @@ def test_a_truncated_gguf_fails_to_start_with_a_remedy(tmp_path: Path) -> None:
     assert state(at) == ["not_started"]
 
 
-@pytest.mark.localmodel
+@pytest.mark.local_model
 def test_start_shows_the_running_server_and_is_shared_then_stop() -> None:
     at = start()
     embedded(at)
@@ -118,7 +118,7 @@ def test_start_shows_the_running_server_and_is_shared_then_stop() -> None:
 
 def test_gguf_field_and_remedies() -> None:
     assert gguf_path("  ") is None
-    with pytest.raises(localmodel.LocalModelError, match="GGUF file not found"):
+    with pytest.raises(local_model.LocalModelError, match="GGUF file not found"):
         gguf_path("/nowhere/model.gguf")
     assert "make local-model" in remedy_for("the llama.cpp runtime (xllamacpp) is not installed")
     assert "restart" in remedy_for("port 8080 on 127.0.0.1 is already in use — pick another with --port")

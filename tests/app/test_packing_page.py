@@ -9,7 +9,7 @@ import pytest
 
 from answerlens import load_bundle
 from answerlens.samples import load_sample
-from answerlens.ui.packing import FORMATS, citation_matrix, render_all, reply_from
+from answerlens.ui.packing.viewmodel import FORMATS, citation_matrix, render_all, reply_from
 from tests.app.conftest import assert_clean, choose_sample, html, notices, start
 from tests.paths import PRME, SAMPLES
 

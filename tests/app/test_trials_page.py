@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from answerlens.summary import read_trial
-from answerlens.trials import load_dataset
+from answerlens.trials.runner import load_dataset
+from answerlens.trials.summary import read_trial
 from tests.app.conftest import assert_clean, html, notices, start
 from tests.oracle_server import OracleServer, judgement, oracle_server
 from tests.paths import PRME, SAMPLES

@@ -62,7 +62,7 @@ def test_open_the_upstream_result(page: Any, screenshots: Path | None) -> None:
     assert page.locator('[data-verified="Sample"]').count() == 1
 
 
-@pytest.mark.localmodel
+@pytest.mark.local_model
 @pytest.mark.timeout(900)
 def test_embedded_model_assesses_live(page: Any) -> None:
     """Select the embedded model, start it, assess a short sample: a verdict or a clean error with a remedy."""

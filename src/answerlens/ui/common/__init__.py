@@ -1,0 +1,1 @@
+"""What several pages share: the endpoint panel, the bundle picker, highlight and escaping, exports, runs."""

@@ -1,0 +1,160 @@
+"""Run the async engine from Streamlit's script thread, turning every failure into data the page shows.
+
+A failure is never a verdict: ``Run`` holds either an assessment or a ``Failure`` with a remedy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import SecretStr, ValidationError
+
+from answerlens.assessment import AnswerabilityAssessment
+from answerlens.config import AnswerabilityConfig
+from answerlens.errors import AnswerabilityError, BundleError, describe_validation
+from answerlens.evaluator import AnswerabilityEvaluator
+from answerlens.preflight import Preflight, preflight
+from answerlens.records import ContextFormat, MemoryBundle
+
+log = logging.getLogger(__name__)
+
+READER_FIX = (
+    "Re-pack the bundle with reader citations on: PackingConfig(context_format='reader', "
+    "context_citations=True), or set PRME_PACKING__CONTEXT_CITATIONS=true; or pack it in the auditable format."
+)
+RECORDED = "recorded response"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What went wrong, in words, and what to do about it."""
+
+    title: str
+    message: str
+    remedy: str | None = None
+    kind: str = "error"
+    raw_excerpt: str | None = None
+
+
+@dataclass(frozen=True)
+class Run:
+    assessment: AnswerabilityAssessment | None
+    failure: Failure | None
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """The endpoint panel's settings; ``provider`` is ``ollama``, ``openai``, ``llamacpp`` or ``replay``."""
+
+    provider: str = "ollama"
+    model: str = "qwen3.5:9b"
+    base_url: str | None = None
+    api_key: str | None = None
+    timeout: float = 60.0
+    temperature: float = 0.0
+    seed: int | None = None
+    num_ctx: int | None = None
+    max_tokens: int | None = None
+    max_retries: int = 2
+
+
+def make_config(endpoint: Endpoint) -> AnswerabilityConfig:
+    """An ``AnswerabilityConfig``; raises ``ValueError`` naming the setting that is wrong."""
+    fields: dict[str, Any] = {"provider": endpoint.provider, "model": endpoint.model}
+    if endpoint.provider != "replay":
+        fields |= {
+            "base_url": endpoint.base_url or None,
+            "api_key": SecretStr(endpoint.api_key) if endpoint.api_key else None,
+            "timeout": endpoint.timeout,
+            "temperature": endpoint.temperature,
+            "seed": endpoint.seed,
+            "max_retries": endpoint.max_retries,
+        }
+        if endpoint.provider == "ollama":
+            fields["num_ctx"] = endpoint.num_ctx
+        if endpoint.provider == "llamacpp":
+            fields["max_tokens"] = endpoint.max_tokens
+    try:
+        return AnswerabilityConfig(**fields)
+    except ValidationError as exc:
+        raise ValueError(f"invalid endpoint settings: {describe_validation(exc, 'settings')}") from None
+
+
+def source_label(assessment: AnswerabilityAssessment) -> tuple[str, str | None]:
+    """How a result is labelled: ``recorded response`` (with its note) or the live engine, or no call."""
+    meta = assessment.provider_metadata
+    if meta is not None and meta.recorded:
+        note = meta.recorded_note
+        hand = note is not None and "hand-written" in note
+        return (f"{RECORDED} (hand-written)" if hand else RECORDED), note
+    if not assessment.model_called:
+        return "no model call (no citable evidence)", None
+    where = f" at {meta.base_url}" if meta is not None and meta.base_url else ""
+    return f"live model: {assessment.provider} {assessment.model}{where}", None
+
+
+def assess(
+    config: AnswerabilityConfig,
+    bundle: MemoryBundle,
+    question: str,
+    answer: str | None = None,
+    *,
+    recorded_reply: str | dict[str, Any] | None = None,
+    recorded_note: str | None = None,
+) -> Run:
+    """Assess once; every expected failure (and, as a last resort, any bug) comes back as a ``Failure``."""
+    started = time.perf_counter()
+    try:
+        assessment = asyncio.run(_assess(config, bundle, question, answer, recorded_reply, recorded_note))
+    except AnswerabilityError as exc:
+        failure = _provider_failure(exc)
+    except BundleError as exc:
+        failure = Failure("The bundle could not be loaded", str(exc), "fix the file named above", "bundle")
+    except ValueError as exc:
+        failure = _value_failure(exc, bundle)
+    except Exception as exc:  # noqa: BLE001 - the page must show a message, never a traceback
+        log.exception("unexpected failure while assessing")
+        failure = Failure("Unexpected error (a bug in answerlens)", f"{type(exc).__name__}: {exc}",
+                          "the full traceback is in the server log; please report it with the bundle", "bug")
+    else:
+        return Run(assessment, None, time.perf_counter() - started)
+    return Run(None, failure, time.perf_counter() - started)
+
+
+async def _assess(config: AnswerabilityConfig, bundle: MemoryBundle, question: str, answer: str | None,
+                  recorded_reply: str | dict[str, Any] | None, recorded_note: str | None) -> AnswerabilityAssessment:
+    evaluator = AnswerabilityEvaluator(config, recorded_reply=recorded_reply, recorded_note=recorded_note)
+    async with evaluator:
+        return await evaluator.assess(question, bundle, answer=answer)
+
+
+def _provider_failure(exc: AnswerabilityError) -> Failure:
+    remedy = exc.remedy
+    if exc.kind == "no_recording":
+        remedy = "this bundle has no recorded reply: upload one, or choose Ollama or an OpenAI-compatible server"
+    title = "The model call failed — no verdict was produced"
+    if exc.kind in ("schema", "not_json", "empty", "empty_content"):
+        title = "The reply did not fit the answerability schema — no verdict was produced"
+    return Failure(title, exc.detail, remedy, exc.kind, exc.raw_excerpt)
+
+
+def _value_failure(exc: ValueError, bundle: MemoryBundle) -> Failure:
+    if bundle.context_format == ContextFormat.READER and not bundle.context_references:
+        return Failure("This bundle cannot be assessed: reader format without citations", str(exc),
+                       READER_FIX, "uncitable")
+    return Failure("The input is not valid", str(exc), "fill in the question (and the draft answer, if given)",
+                   "input")
+
+
+def check_endpoint(config: AnswerabilityConfig, context_chars: int | None) -> Preflight:
+    """The preflight for the endpoint panel (never raises for an unreachable server)."""
+    try:
+        return asyncio.run(preflight(config, context_chars=context_chars, timeout=2.0))
+    except Exception as exc:  # noqa: BLE001 - a broken preflight must not take the page down
+        log.exception("preflight failed")
+        return Preflight(reachable=False, problem=f"the preflight failed: {type(exc).__name__}: {exc}")

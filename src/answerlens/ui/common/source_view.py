@@ -1,0 +1,141 @@
+"""The bundle picker shared by pages: a sample from ``sample_bundles/``, an uploaded file, or pasted JSON.
+
+Load failures are shown in place (naming the problem) and the page carries on without a bundle.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import MutableMapping
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from answerlens.errors import BundleError
+from answerlens.ui.common import sources
+from answerlens.ui.common.markup import STYLE, esc, notice_html
+from answerlens.ui.common.sources import Source
+
+KINDS = ("Sample", "Upload a file", "Paste JSON")
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _load_path(path: str, mtime_ns: int, size: int) -> Source | BundleError:
+    # Keyed by mtime and size, so an edited sample is reloaded; errors are cached as values too.
+    try:
+        return sources.from_path(Path(path))
+    except BundleError as exc:
+        return exc
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _load_bytes(digest: str, name: str, _data: bytes) -> Source | BundleError:
+    try:
+        return sources.from_bytes(_data, name)
+    except BundleError as exc:
+        return exc
+
+
+def load_sample(path: Path) -> Source | BundleError:
+    stat = path.stat()
+    return _load_path(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+def pick(prefix: str, app_root: Path) -> Source | None:
+    """Draw the picker; return the chosen source, or None (with the reason shown) when there is none."""
+    kind = st.radio("Bundle", KINDS, horizontal=True, key=f"{prefix}.source_kind", label_visibility="collapsed")
+    if kind == "Sample":
+        return _pick_sample(prefix, sources.samples_dir(app_root))
+    if kind == "Upload a file":
+        upload = st.file_uploader(
+            "Bundle or sample JSON (PRME MemoryBundle, simple passage format, or a sample file; up to 50 MB)",
+            type=["json"],
+            key=f"{prefix}.upload",
+        )
+        if upload is None:
+            return None
+        data = upload.getvalue()
+        return _shown(_load_bytes(hashlib.sha256(data).hexdigest(), upload.name, data))
+    text = st.text_area(
+        "Paste a bundle or sample as JSON",
+        key=f"{prefix}.paste",
+        height=160,
+        placeholder='{"records": [{"text": "…", "speaker": "Craig"}], "packing": {"context_format": "reader"}}',
+    )
+    if not text.strip():
+        return None
+    try:
+        return sources.from_text(text)
+    except BundleError as exc:
+        return _shown(exc)
+
+
+def _pick_sample(prefix: str, directory: Path) -> Source | None:
+    files = sample_files(directory)
+    if not files:
+        st.html(notice_html("info", f"No sample bundles in {directory}",
+                            remedy="upload a bundle or paste JSON instead"))
+        return None
+    loaded = {stem: load_sample(path) for stem, path in files.items()}
+    choice = st.selectbox(
+        "Sample bundle",
+        list(files),
+        key=f"{prefix}.sample",
+        format_func=lambda stem: _sample_label(stem, loaded[stem]),
+    )
+    if choice is None:
+        return None
+    source = _shown(loaded[choice])
+    if source is not None and source.sample is not None:
+        st.html(f'{STYLE}<p class="al-muted" style="margin:0">{esc(source.sample.description)}</p>')
+    return source
+
+
+def sample_files(directory: Path) -> dict[str, Path]:
+    return sources.sample_files(directory)
+
+
+def _sample_label(stem: str, loaded: Source | BundleError) -> str:
+    if isinstance(loaded, BundleError):
+        return f"{stem} (cannot be loaded)"
+    return f"{loaded.title}  ·  {stem}"
+
+
+def _shown(loaded: Source | BundleError) -> Source | None:
+    if isinstance(loaded, BundleError):
+        st.html(notice_html("error", "This bundle cannot be loaded", str(loaded),
+                            remedy="fix the file (the message names the problem and where), or pick another"))
+        return None
+    return loaded
+
+
+def prefill(prefix: str, source: Source | None) -> None:
+    """Put the source's question and draft answer in the inputs once, when a different source is picked;
+    a question handed over by another page (``open_in``) wins over the source's own."""
+    identity = None if source is None else (source.name, source.question, source.answer)
+    if st.session_state.get(f"{prefix}.loaded") != identity:
+        st.session_state[f"{prefix}.loaded"] = identity
+        if source is not None:
+            st.session_state[f"{prefix}.question"] = source.question
+            st.session_state[f"{prefix}.answer"] = source.answer or ""
+    pending = st.session_state.pop(f"{prefix}.pending", None)
+    if pending is not None:
+        st.session_state[f"{prefix}.question"], st.session_state[f"{prefix}.answer"] = pending
+
+
+def open_in(state: MutableMapping[Any, Any], prefix: str, samples_dir: Path, *, bundle_file: Path | None,
+            bundle_json: str | None, question: str, answer: str | None) -> None:
+    """Set another page's picker to a bundle (a sample file by name, else the bundle as pasted JSON) and hand
+    it a question and draft to fill in on its next run."""
+    stems = {path.resolve(): stem for stem, path in sample_files(samples_dir).items()}
+    stem = stems.get(bundle_file.resolve()) if bundle_file is not None else None
+    if stem is not None:
+        state[f"{prefix}.source_kind"] = "Sample"
+        state[f"{prefix}.sample"] = stem
+    else:
+        text = bundle_json if bundle_json is not None else bundle_file.read_text(encoding="utf-8") \
+            if bundle_file is not None else ""
+        state[f"{prefix}.source_kind"] = "Paste JSON"
+        state[f"{prefix}.paste"] = text
+    state[f"{prefix}.pending"] = (question, answer or "")

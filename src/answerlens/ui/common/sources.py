@@ -1,0 +1,115 @@
+"""Where the app's bundles come from: sample files, uploads and pasted JSON, loaded into one ``Source``.
+
+No streamlit here: pages cache and display; this module only reads and validates. Text never doubles as
+a path (``load_bundle`` would read a file named by a pasted string), so uploads and pastes are parsed here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from answerlens.errors import BundleError, describe_validation
+from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle, parse_json, read_json_file
+from answerlens.records import MemoryBundle
+from answerlens.samples import Sample, is_sample, list_samples
+
+SAMPLES_ENV = "ANSWERLENS_SAMPLES_DIR"
+"""Overrides the sample directory (tests point it at their own files)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A loaded bundle and, when it came from a sample file, the sample's question and recorded reply."""
+
+    name: str
+    bundle: MemoryBundle
+    sample: Sample | None = None
+
+    @property
+    def context(self) -> str:
+        """Exactly what is hashed and highlighted: ``render().strip()``."""
+        return self.bundle.exact_context
+
+    @property
+    def title(self) -> str:
+        return self.sample.title if self.sample else self.name
+
+    @property
+    def question(self) -> str:
+        return self.sample.question if self.sample else ""
+
+    @property
+    def answer(self) -> str | None:
+        return self.sample.answer if self.sample else None
+
+    @property
+    def recorded_reply(self) -> dict[str, Any] | None:
+        return self.sample.recorded_reply if self.sample else None
+
+
+def samples_dir(app_root: Path) -> Path:
+    """``$ANSWERLENS_SAMPLES_DIR`` or ``sample_bundles/`` next to the app."""
+    override = os.environ.get(SAMPLES_ENV)
+    return Path(override) if override else app_root / "sample_bundles"
+
+
+def sample_files(directory: Path) -> dict[str, Path]:
+    """Every ``*.json`` in the directory by stem (a missing directory has none)."""
+    return list_samples(directory) if directory.is_dir() else {}
+
+
+def from_data(data: Any, name: str) -> Source:
+    """A sample (``question`` + ``bundle``) or a bundle as parsed JSON (an object or a list of records)."""
+    if not isinstance(data, (dict, list)):
+        # load_bundle would take a JSON string for a file path; parsed data never names a file here.
+        raise BundleError(f"expected a JSON object or a list of records, got {type(data).__name__}", source=name)
+    if is_sample(data):
+        try:
+            sample = Sample.model_validate(data)
+        except ValidationError as exc:
+            raise BundleError(describe_validation(exc), source=name) from None
+        return Source(name=name, bundle=sample.load(name), sample=sample)
+    return Source(name=name, bundle=load_bundle(data, name=name))
+
+
+def from_path(path: Path) -> Source:
+    return from_data(read_json_file(path), path.name)
+
+
+def from_bytes(data: bytes, name: str) -> Source:
+    """An uploaded file: size-checked, decoded as UTF-8, parsed as JSON."""
+    check_size(len(data), name)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BundleError(f"not UTF-8 text (byte {exc.start}); upload a JSON file", source=name) from None
+    return from_text(text, name)
+
+
+def from_text(text: str, name: str = "pasted JSON") -> Source:
+    if not text.strip():
+        raise BundleError("nothing to load: the text is empty", source=name)
+    check_size(len(text.encode("utf-8")), name)
+    return from_data(parse_json(text, name), name)
+
+
+def check_size(size: int, name: str) -> None:
+    if size > MAX_BUNDLE_BYTES:
+        raise BundleError(
+            f"file is {size / 2**20:.1f} MB; the limit is {MAX_BUNDLE_BYTES / 2**20:.0f} MB — pack fewer records",
+            source=name,
+        )
+
+
+def reply_text(data: bytes, name: str) -> str:
+    """A recorded raw reply file, kept as its exact text (its hash is the raw output's hash)."""
+    check_size(len(data), name)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BundleError(f"not UTF-8 text (byte {exc.start})", source=name) from None

@@ -1,0 +1,106 @@
+"""The Packing page's widgets: the four renderings side by side, and a reply's citations under each."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+
+from answerlens.prompts import RawAssessment
+from answerlens.records import MemoryBundle
+from answerlens.ui.common import history, sources
+from answerlens.ui.common.markup import STYLE, cell, esc, notice_html, outcome_cell, table_html
+from answerlens.ui.common.sources import Source
+from answerlens.ui.packing.viewmodel import Rendering, citation_matrix, reply_from
+
+
+def renderings(items: list[Rendering], bundle: MemoryBundle) -> None:
+    columns = st.columns(len(items), gap="small")
+    for column, rendering in zip(columns, items, strict=True):
+        with column:
+            _rendering(rendering, bundle)
+
+
+def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
+    packed = " · as packed" if rendering.as_packed else ""
+    st.markdown(f"**{rendering.format.label}**{packed}")
+    if rendering.error is not None:
+        st.html(notice_html("error", "Cannot be rendered in this format", rendering.error))
+        return
+    counts = f"{rendering.chars:,} characters · ≈{rendering.tokens:,} tokens (estimate: 4.2 characters a token)"
+    if rendering.as_packed and bundle.tokenizer and bundle.tokens_used:
+        counts += f" · the packer counted {bundle.tokens_used:,} tokens with {bundle.tokenizer} (exact, as packed)"
+    st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-counts="{rendering.format.key}">'
+            f"{esc(counts)}</div>")
+    st.code(rendering.text or " ", language=None, wrap_lines=True, height=420)
+    if rendering.problem is not None:
+        st.html(notice_html("error", "Cannot be assessed", rendering.problem, rendering.fix))
+    else:
+        detail = f"{rendering.references} citable reference{'s' if rendering.references != 1 else ''}"
+        if not rendering.text:
+            detail = "empty context: the verdict would be insufficient, without a model call"
+        st.html(notice_html("ok", "Can be assessed", detail))
+    if rendering.matches_packed is False:
+        st.html(notice_html("warning", "Differs from the packed context",
+                            "answerlens renders these records differently from the bundle's rendered_context "
+                            "(beyond the header line); shown here is the packed text, which is what a model saw"))
+    elif rendering.matches_packed:
+        st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-matches-packed="true">'
+                "shown as packed; every record line equals answerlens' own rendering</div>")
+
+
+def reply_picker(prefix: str, source: Source) -> tuple[RawAssessment | None, str]:
+    """The reply whose citations to check: the sample's, one from the history, or an uploaded file."""
+    options = []
+    if source.recorded_reply is not None:
+        options.append("The sample's recorded reply")
+    runs = [entry for entry in history.entries(st.session_state) if entry.assessment.raw_output is not None]
+    if runs:
+        options.append("A run from this session")
+    options.append("Upload a raw reply or an assessment")
+    kind = st.radio("Reply", options, horizontal=True, key=f"{prefix}.reply_kind")
+    if kind == "The sample's recorded reply":
+        return _parsed(source.recorded_reply, "the sample's recorded reply")
+    if kind == "A run from this session":
+        titles = {entry.number: entry.title for entry in runs}
+        number = st.selectbox("Run", list(reversed(titles)), format_func=titles.__getitem__, key=f"{prefix}.run")
+        entry = history.find(st.session_state, number)
+        return _parsed(entry.assessment.model_dump(mode="json") if entry else None, f"run #{number}")
+    upload = st.file_uploader("Raw reply, or assessment JSON (answerlens or PRME)", type=["json"],
+                              key=f"{prefix}.reply_file")
+    if upload is None:
+        return None, ""
+    try:
+        data = json.loads(sources.reply_text(upload.getvalue(), upload.name))
+    except ValueError as exc:
+        st.html(notice_html("error", "The file cannot be read", f"{upload.name}: {exc}"))
+        return None, ""
+    return _parsed(data, upload.name)
+
+
+def _parsed(data: Any, name: str) -> tuple[RawAssessment | None, str]:
+    try:
+        return reply_from(data), name
+    except ValueError as exc:
+        st.html(notice_html("error", "Not a reply", f"{name}: {exc}",
+                            remedy="use the model's raw reply (requirements + reasoning) or an assessment JSON"))
+        return None, name
+
+
+def matrix(items: list[Rendering], reply: RawAssessment) -> None:
+    rows, verdicts = citation_matrix(items, reply)
+    keys = [r.format.key for r in items]
+    head = ["#", "requirement", "claimed", "cited token", *(r.format.label for r in items)]
+    body = []
+    for row in rows:
+        cells = [cell(row["requirement"]), cell(row["text"]), cell(row["claimed"]), cell(row["token"])]
+        for key in keys:
+            outcome = row[key]
+            cells.append(outcome_cell(outcome.text, outcome.accepted,
+                                      f'data-format="{key}" data-ref="{esc(row["token"])}"'))
+        body.append("".join(cells))
+    verdict_cells = [cell(""), cell("verdict under this format"), cell(""), cell("")]
+    verdict_cells += [cell(verdicts[key], f'data-format-verdict="{key}"') for key in keys]
+    body.append("".join(verdict_cells))
+    st.html(table_html(head, body))

@@ -1,0 +1,1 @@
+"""The Trials page: run a labelled dataset repeatedly, or open a result; summary, gates, charts, samples."""

@@ -1,0 +1,115 @@
+"""Plotly figures for the Trials page, built from ``trial_results`` rows (no streamlit here).
+
+Colours are per outcome and shared by every chart; ``error`` has its own colour and is never drawn as an action.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+import plotly.graph_objects as go  # type: ignore[import-untyped]
+
+from answerlens.ui.trials.viewmodel import ACTIONS, ERROR, QuestionRow, SampleRef
+
+OUTCOME_COLOURS = {
+    "answer": "#2b8a3e",
+    "answer_partially": "#f08c00",
+    "abstain": "#868e96",
+    "surface_conflict": "#e03131",
+    ERROR: "#5f3dc4",
+}
+OUTCOME_NAMES = {"answer": "answer", "answer_partially": "answer partially", "abstain": "abstain",
+                 "surface_conflict": "surface conflict", ERROR: "error (no verdict)"}
+ROW_PX = 22
+
+
+LEGEND_PX = 56
+
+
+def _layout(figure: go.Figure, *, title: str, height: int, axis_px: int = 0) -> go.Figure:
+    """Title on top; the legend pinned to the figure's bottom edge, below any x-axis title (``axis_px``)."""
+    figure.update_layout(title={"text": title, "x": 0, "font": {"size": 15}}, height=height + LEGEND_PX + axis_px,
+                         margin={"l": 10, "r": 10, "t": 60, "b": LEGEND_PX + axis_px},
+                         legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
+                         plot_bgcolor="rgba(0,0,0,0)")
+    return figure
+
+
+def actions_per_label(groups: Mapping[str, Counter[str]]) -> go.Figure:
+    """Stacked bars: one bar per label, one segment per outcome."""
+    labels = list(groups)
+    figure = go.Figure()
+    for outcome in ACTIONS:
+        counts = [groups[label][outcome] for label in labels]
+        if not any(counts):
+            continue
+        figure.add_bar(x=labels, y=counts, name=OUTCOME_NAMES[outcome], marker_color=OUTCOME_COLOURS[outcome],
+                       text=[count or "" for count in counts], textposition="inside", textangle=0,
+                       hovertemplate="%{x}: %{y} " + OUTCOME_NAMES[outcome] + "<extra></extra>")
+    figure.update_layout(barmode="stack", yaxis_title="samples", legend_traceorder="normal",
+                         uniformtext={"minsize": 10, "mode": "hide"})
+    return _layout(figure, title="Actions per label", height=330, axis_px=24)
+
+
+def outcome_grid(rows: Sequence[QuestionRow], refs: Sequence[SampleRef]) -> go.Figure:
+    """Question × repeat, one square per sample coloured by its action (or error); clicking selects it.
+
+    Drawn as square markers rather than a heatmap trace so that a click selects a sample.
+    """
+    order = [row.question_id for row in rows]
+    figure = go.Figure()
+    for outcome in ACTIONS:
+        chosen = [ref for ref in refs if ref.outcome == outcome]
+        if not chosen:
+            continue
+        figure.add_scatter(
+            x=[f"repeat {ref.repeat}" for ref in chosen], y=[ref.question_id for ref in chosen], mode="markers",
+            name=OUTCOME_NAMES[outcome], customdata=[[ref.key, ref.verdict or ref.error or ""] for ref in chosen],
+            marker={"symbol": "square", "size": 17, "color": OUTCOME_COLOURS[outcome],
+                    "line": {"width": 1, "color": "#ffffff"}},
+            hovertemplate="%{y} · %{x}<br>" + OUTCOME_NAMES[outcome] + " (%{customdata[1]})<extra></extra>",
+        )
+    width = max((len(row.outcomes) for row in rows), default=1)
+    figure.update_xaxes(categoryorder="array", categoryarray=[f"repeat {i}" for i in range(width)], side="top",
+                        showgrid=False, range=[-0.5, width - 0.5])
+    figure.update_yaxes(categoryorder="array", categoryarray=list(reversed(order)), showgrid=False,
+                        tickfont={"size": 11}, range=[-0.5, len(order) - 0.5])
+    figure.update_layout(clickmode="event+select", dragmode=False)
+    return _layout(figure, title="Action per question and repeat (click a square to open the sample)",
+                   height=max(200, ROW_PX * len(order) + 80))
+
+
+def citation_errors(rows: Sequence[QuestionRow]) -> go.Figure:
+    """Horizontal bars: citation errors per question, over all repeats; only questions that have any."""
+    chosen = [row for row in rows if row.citation_errors]
+    figure = go.Figure()
+    figure.add_bar(x=[row.citation_errors for row in chosen], y=[row.question_id for row in chosen],
+                   orientation="h", marker_color="#c92a2a", text=[row.citation_errors for row in chosen],
+                   textposition="auto", hovertemplate="%{y}: %{x} citation error(s)<extra></extra>")
+    figure.update_yaxes(categoryorder="array", categoryarray=[row.question_id for row in reversed(chosen)],
+                        tickfont={"size": 11})
+    figure.update_xaxes(title="citation errors over all repeats", rangemode="tozero", dtick=1)
+    clean = len(rows) - len(chosen)
+    return _layout(figure, title=f"Citation errors per question ({clean} of {len(rows)} questions have none)",
+                   height=max(200, ROW_PX * len(chosen) + 80), axis_px=24)
+
+
+def requirement_agreement(rows: Sequence[QuestionRow]) -> go.Figure:
+    """Stacked horizontal bars per question: requirements matched across repeats that agree or disagree, and
+    requirements whose text occurred in one repeat only (not comparable)."""
+    parts = (
+        ("same status in every repeat", "#2b8a3e", [row.agreeing for row in rows]),
+        ("status changed between repeats", "#e03131", [row.matched - row.agreeing for row in rows]),
+        ("text in one repeat only (not matched)", "#ced4da", [row.requirements - row.matched for row in rows]),
+    )
+    figure = go.Figure()
+    for name, colour, values in parts:
+        figure.add_bar(x=values, y=[row.question_id for row in rows], orientation="h", name=name,
+                       marker_color=colour, hovertemplate="%{y}: %{x} " + name + "<extra></extra>")
+    figure.update_layout(barmode="stack")
+    figure.update_yaxes(categoryorder="array", categoryarray=[row.question_id for row in reversed(rows)],
+                        tickfont={"size": 11})
+    figure.update_xaxes(title="requirements", rangemode="tozero")
+    return _layout(figure, title="Per-requirement agreement across repeats",
+                   height=max(200, ROW_PX * len(rows) + 80), axis_px=24)

@@ -1,0 +1,89 @@
+"""A trial running in a background thread, so the page can poll its progress and cancel it (no streamlit).
+
+The thread owns its own event loop (``asyncio.run``); the page only reads ``progress`` and ``outcome``, and sets
+``cancel``. Cancelling lets in-flight samples finish and keeps every saved sample; rerunning resumes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from answerlens.config import AnswerabilityConfig
+from answerlens.errors import AnswerlensError, DatasetError, TrialError
+from answerlens.trials.runner import Dataset, Progress, TrialOutcome, run_trial
+from answerlens.ui.common.runner import Failure
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class TrialJob:
+    dataset: Dataset
+    config: AnswerabilityConfig
+    out: Path
+    repeats: int
+    concurrency: int
+    cancel: threading.Event = field(default_factory=threading.Event)
+    progress: Progress | None = None
+    outcome: TrialOutcome | None = None
+    failure: Failure | None = None
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+    _thread: threading.Thread | None = field(default=None, repr=False)
+
+    @property
+    def total(self) -> int:
+        """Samples in the whole run (saved ones from an earlier run included)."""
+        return len(self.dataset.cases) * self.repeats
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def seconds(self) -> float:
+        return (self.finished or time.monotonic()) - self.started
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the run ends (tests and shutdown); True when it has."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return not self.running
+
+    def _run(self) -> None:
+        try:
+            self.outcome = asyncio.run(run_trial(
+                self.dataset, self.config, repeats=self.repeats, out=self.out, concurrency=self.concurrency,
+                progress=self._record, cancel=self.cancel))
+        except TrialError as exc:
+            self.failure = Failure("The trial cannot run in this output directory", str(exc),
+                                   "choose a fresh output directory, or open this one under “Open a result”",
+                                   "trial")
+        except DatasetError as exc:
+            self.failure = Failure("The dataset cannot be used", str(exc), "fix the case named above", "dataset")
+        except (AnswerlensError, OSError) as exc:
+            self.failure = Failure("The trial stopped", f"{type(exc).__name__}: {exc}",
+                                   "check the output directory is writable and the endpoint is reachable; "
+                                   "rerun to resume (saved samples are kept)", "trial")
+        except Exception as exc:  # noqa: BLE001 - the page must show a message, never a traceback
+            log.exception("unexpected failure in a trial run")
+            self.failure = Failure("Unexpected error (a bug in answerlens)", f"{type(exc).__name__}: {exc}",
+                                   "the full traceback is in the server log; saved samples are kept", "bug")
+        finally:
+            self.finished = time.monotonic()
+
+    def _record(self, progress: Progress) -> None:
+        self.progress = progress
+
+
+def start(dataset: Dataset, config: AnswerabilityConfig, *, out: Path, repeats: int, concurrency: int) -> TrialJob:
+    """Start the run in a daemon thread and return at once."""
+    job = TrialJob(dataset=dataset, config=config, out=out, repeats=repeats, concurrency=concurrency)
+    job._thread = threading.Thread(target=job._run, name=f"answerlens-trial-{out.name}", daemon=True)
+    job._thread.start()
+    return job

@@ -1,0 +1,177 @@
+"""The Trials page's report: summary numbers, the gates, the charts, and one sample at a time.
+
+A sample opens in the Inspect page with its highlighted context when its bundle can be found; otherwise (upstream
+files carry no bundles) its assessment is shown here, Compare-style. An error sample is shown as an error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from answerlens.audit import verify_assessment
+from answerlens.explanation import HASH_FIELDS
+from answerlens.trials.summary import RUN_KIND, UPSTREAM_KIND
+from answerlens.ui.common import history, runner
+from answerlens.ui.common import source_view as source_picker
+from answerlens.ui.common.markup import (
+    STATUS_COLOURS,
+    cell,
+    esc,
+    facts_html,
+    hashes_html,
+    notice_html,
+    outcome_cell,
+    table_html,
+    verdict_html,
+)
+from answerlens.ui.compare import view as compare_view
+from answerlens.ui.trials import charts as trial_charts
+from answerlens.ui.trials import viewmodel as trial_results
+from answerlens.ui.trials.run_view import Shown
+from answerlens.ui.trials.sources import InspectTarget, inspect_target, run_dataset
+from answerlens.ui.trials.viewmodel import SampleRef
+
+INSPECT_PAGE = "pages/inspect.py"
+
+
+def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
+    report = shown.report
+    refs = trial_results.samples(report)
+    rows = trial_results.questions(report, refs)
+    st.subheader("Result")
+    st.html(f'<div class="al-muted" data-trial-kind="{esc(report.kind)}">{esc(shown.origin)} · '
+            f"{esc(trial_results.KIND_LABELS.get(report.kind, report.kind))}</div>")
+    if report.summary_matches is not None:
+        matches = report.summary_matches
+        st.html(notice_html("ok" if matches else "error", "The summary recomputed from the samples "
+                            + ("matches the published one" if matches else "DIFFERS from the published one")))
+    _numbers(trial_results.headline(report))
+    _gates(report.kind, report.gates)
+    left, right = st.columns(2, gap="medium")
+    left.plotly_chart(trial_charts.actions_per_label(trial_results.outcome_groups(report, refs)),
+                      key=f"{prefix}.chart.actions", config={"displaylogo": False})
+    if any(row.citation_errors for row in rows):
+        right.plotly_chart(trial_charts.citation_errors(rows), key=f"{prefix}.chart.citations",
+                           config={"displaylogo": False})
+    else:
+        right.html(notice_html("ok", "No citation errors", "no sample cited a token outside its context"))
+    left, right = st.columns(2, gap="medium")
+    left.plotly_chart(trial_charts.outcome_grid(rows, refs), key=f"{prefix}.chart.grid",
+                      on_select=lambda: _picked(prefix), selection_mode="points", config={"displaylogo": False})
+    with right:
+        if trial_results.repeats(refs) < 2:
+            st.html(notice_html("info", "Per-requirement agreement needs two repeats or more"))
+        else:
+            st.plotly_chart(trial_charts.requirement_agreement(rows), key=f"{prefix}.chart.agreement",
+                            config={"displaylogo": False})
+    _errors(report.summary["errors"])
+    _sample(prefix, shown, refs, samples_dir, cwd)
+
+
+def _numbers(numbers: list[tuple[str, str, str | None]]) -> None:
+    for start in range(0, len(numbers), 5):
+        columns = st.columns(5)
+        for column, (label, value, help_text) in zip(columns, numbers[start:start + 5], strict=False):
+            column.metric(label, value, help=help_text, border=True)
+
+
+def _gates(kind: str, gates: dict[str, Any] | None) -> None:
+    st.markdown("**Gates**")
+    rows = trial_results.gate_rows(gates)
+    if not rows:
+        st.html(notice_html("info", "This result has no gates"))
+        return
+    failed = [row for row in rows if not row.passed]
+    title = (f"All {len(rows)} gates pass" if not failed else f"{len(failed)} of {len(rows)} gates fail: "
+             + ", ".join(row.name for row in failed))
+    where = {UPSTREAM_KIND: "as published in the file", RUN_KIND: "provisional: default gates over the samples "
+             "saved so far (the run is unfinished)"}.get(kind, "as recorded in result.json")
+    st.html(f'<div data-gates-passed="{str(not failed).lower()}">'
+            f'{notice_html("error" if failed else "ok", title, where)}</div>')
+    body = [cell(row.name) + cell(trial_results.number(row.observed), 'data-observed=""')
+            + cell(row.rule) + outcome_cell("pass" if row.passed else "FAIL", row.passed,
+                                            f'data-gate="{esc(row.name)}" data-passed="{str(row.passed).lower()}"')
+            for row in rows]
+    st.html(table_html(["gate", "observed", "required", ""], body))
+
+
+def _errors(errors: list[dict[str, Any]]) -> None:
+    if not errors:
+        return
+    st.markdown(f"**Error samples ({len(errors)})** — provider failures, recorded as errors and never as verdicts")
+    body = [cell(e["question_id"]) + cell(e["repeat"]) + cell(e.get("kind") or "")
+            + f'<td class="al-text">{esc(e.get("message") or "")}</td>' for e in errors]
+    st.html(table_html(["question", "repeat", "kind", "message"], body))
+
+
+def _picked(prefix: str) -> None:
+    """A click on the grid selects that sample in the sample picker."""
+    event = st.session_state.get(f"{prefix}.chart.grid")
+    points = event["selection"]["points"] if event else []
+    if points and points[0].get("customdata"):
+        st.session_state[f"{prefix}.sample"] = points[0]["customdata"][0]
+
+
+def _sample(prefix: str, shown: Shown, refs: list[SampleRef], samples_dir: Path, cwd: Path) -> None:
+    st.subheader("Sample")
+    by_key = {ref.key: ref for ref in refs}
+    if st.session_state.get(f"{prefix}.sample") not in by_key:
+        st.session_state.pop(f"{prefix}.sample", None)
+    key = st.selectbox(f"Sample ({len(refs)}; or click a square above)", list(by_key),
+                       format_func=lambda k: by_key[k].title, key=f"{prefix}.sample")
+    if key is None:
+        return
+    ref = by_key[key]
+    sample = shown.report.samples[ref.position]
+    if ref.error is not None:
+        problem = sample.get("error") or {}
+        st.html(notice_html("error", f"Error sample ({ref.error}): no verdict was produced",
+                            problem.get("message"), "rerun the trial into the same directory to retry error samples"))
+        return
+    if shown.dataset is None:
+        shown.dataset = run_dataset(shown.report, cwd)
+    target = shown.dataset if isinstance(shown.dataset, str) else inspect_target(shown.report, ref, shown.dataset)
+    assessment = sample["assessment"]
+    label = f"trial sample · {assessment.get('provider')} {assessment.get('model')}"
+    st.html(verdict_html(str(assessment["verdict"]), str(assessment["recommended_action"]), source=label))
+    if isinstance(target, InspectTarget):
+        if st.button("Open in Inspect", key=f"{prefix}.open_inspect", type="primary",
+                     icon=":material/manage_search:", help="see its context with the citations highlighted"):
+            _open_in_inspect(target, shown.origin, sample, samples_dir)
+        return
+    st.html(notice_html("info", "The context isn't available for this sample", target,
+                        "its assessment is shown below as recorded; the Compare page can diff it with another"))
+    _recorded(assessment)
+
+
+def _open_in_inspect(target: InspectTarget, origin: str, sample: dict[str, Any], samples_dir: Path) -> None:
+    label, note = runner.source_label(target.assessment)
+    history.add(st.session_state, source=target.title, question=target.question, assessment=target.assessment,
+                context=target.context, label=label, note=note or f"from {origin}",
+                seconds=float(sample.get("latency_ms") or 0) / 1000)
+    source_picker.open_in(st.session_state, "inspect", samples_dir, bundle_file=target.bundle_file,
+                          bundle_json=target.bundle_json, question=target.question, answer=target.answer)
+    st.session_state.pop("inspect.failure", None)
+    st.switch_page(INSPECT_PAGE)
+
+
+def _recorded(assessment: dict[str, Any]) -> None:
+    """An assessment without its context: verification, requirements and hashes, as the Compare page shows them."""
+    compare_view.verification("Sample", "recomputed hashes and verdict", verify_assessment(assessment))
+    body = []
+    for index, item in enumerate(assessment.get("requirements") or []):
+        status = str(item.get("status"))
+        body.append(cell(index) + f'<td class="al-text">{esc(item.get("requirement", ""))}</td>'
+                    + f'<td style="color:{STATUS_COLOURS.get(status, "#1f2328")};font-weight:600">{esc(status)}</td>'
+                    + cell(" ".join(map(str, item.get("evidence_refs") or [])) or "—")
+                    + f'<td class="al-text">{esc(item.get("explanation", ""))}</td>')
+    st.html(table_html(["#", "requirement", "status", "citations", "explanation"], body))
+    if assessment.get("citation_errors"):
+        st.html(notice_html("warning", f"Citation errors ({len(assessment['citation_errors'])})",
+                            code="\n".join(map(str, assessment["citation_errors"]))))
+    facts = [(name, assessment.get(name)) for name in ("provider", "model", "prompt_version", "model_called")]
+    st.html(facts_html(facts))
+    st.html(hashes_html({name: assessment.get(name) for name in HASH_FIELDS}, copy_buttons=False))

@@ -1,0 +1,234 @@
+"""The Trials page's run side: dataset, settings, Run with live progress and Cancel, and opening results.
+
+What is shown afterwards (summary, gates, charts, samples) lives in ``trial_report_view``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import streamlit as st
+
+from answerlens.errors import AnswerlensError
+from answerlens.trials.runner import Dataset, load_dataset
+from answerlens.trials.summary import TrialReport, read_trial
+from answerlens.ui.common.endpoint_view import Choice
+from answerlens.ui.common.markup import STYLE, esc, notice_html
+from answerlens.ui.trials import job as trial_job
+from answerlens.ui.trials import sources as trial_sources
+from answerlens.ui.trials.job import TrialJob
+
+KINDS = ("Shipped dataset", "Upload a dataset", "A dataset on this machine")
+
+
+@dataclass
+class Shown:
+    """The report on screen and where it came from; ``dataset`` is resolved lazily (None: not yet)."""
+
+    report: TrialReport
+    origin: str
+    dataset: Dataset | str | None = None
+
+
+@dataclass(frozen=True)
+class Picked:
+    name: str
+    dataset: Dataset
+    upload: bytes | None = None
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _load_path(path: str, mtime_ns: int, size: int) -> Dataset | AnswerlensError:
+    try:
+        return load_dataset(path)
+    except AnswerlensError as exc:
+        return exc
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _load_upload(digest: str, name: str, _data: bytes) -> Dataset | AnswerlensError:
+    try:
+        return trial_sources.load_upload(_data, name)
+    except AnswerlensError as exc:
+        return exc
+
+
+def _from_path(path: Path) -> Dataset | AnswerlensError:
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        return AnswerlensError(f"{path}: cannot read the dataset ({exc.strerror})")
+    return _load_path(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+def dataset_picker(prefix: str, samples_dir: Path, cwd: Path) -> Picked | None:
+    kind = st.radio("Dataset", KINDS, horizontal=True, key=f"{prefix}.dataset_kind")
+    upload = None
+    if kind == KINDS[0]:
+        shipped = trial_sources.shipped_datasets(samples_dir)
+        if not shipped:
+            st.html(notice_html("info", f"No datasets in {samples_dir / 'trials'}", remedy="upload one instead"))
+            return None
+        name = st.selectbox("Dataset", list(shipped), key=f"{prefix}.dataset")
+        if name is None:
+            return None
+        loaded = _from_path(shipped[name])
+    elif kind == KINDS[1]:
+        file = st.file_uploader("Dataset (.json list of cases, or .jsonl); bundles must be inline",
+                                type=["json", "jsonl"], key=f"{prefix}.dataset_upload")
+        if file is None:
+            return None
+        name, upload = file.name, file.getvalue()
+        loaded = _load_upload(hashlib.sha256(upload).hexdigest(), name, upload)
+    else:
+        text = st.text_input("Dataset path (bundle paths are relative to it)", key=f"{prefix}.dataset_path",
+                             placeholder="sample_bundles/trials/questions.json").strip()
+        if not text:
+            return None
+        path = Path(text).expanduser()
+        name, loaded = path.name, _from_path(path if path.is_absolute() else cwd / path)
+    if isinstance(loaded, AnswerlensError):
+        st.html(notice_html("error", "This dataset cannot be used", remedy="fix the cases named above, or pick "
+                            "another dataset", code=str(loaded)))
+        return None
+    _describe(loaded)
+    return Picked(name, loaded, upload)
+
+
+def _describe(dataset: Dataset) -> None:
+    cases = [item.case for item in dataset.cases]
+    answerable = sum(case.label == "answerable" for case in cases)
+    drafts = sum(case.answer is not None for case in cases)
+    st.html(f'{STYLE}<p class="al-muted" style="margin:0" data-dataset-cases="{len(cases)}">{len(cases)} cases '
+            f"({answerable} answerable, {len(cases) - answerable} unanswerable; {drafts} with a draft answer) · "
+            f"sha256 {esc(dataset.sha256[:16])}…</p>")
+
+
+def settings(prefix: str, picked: Picked | None, cwd: Path) -> tuple[int, int, str]:
+    """Repeats, concurrency and the output directory (a fresh ``runs/<dataset>-<time>`` per dataset)."""
+    name = picked.name if picked is not None else "dataset"
+    if st.session_state.get(f"{prefix}.out_for") != name:
+        st.session_state[f"{prefix}.out_for"] = name
+        st.session_state[f"{prefix}.out"] = str(trial_sources.default_out(cwd, name, datetime.now()))
+    repeats_column, concurrency_column, out_column = st.columns([1, 1, 4])
+    repeats = repeats_column.number_input("Repeats", min_value=1, max_value=50, value=3, key=f"{prefix}.repeats")
+    concurrency = concurrency_column.number_input("Concurrency", min_value=1, max_value=32, value=4,
+                                                  key=f"{prefix}.concurrency")
+    out = out_column.text_input("Output directory (run again into it to resume)", key=f"{prefix}.out")
+    return int(repeats), int(concurrency), out
+
+
+def run_button(prefix: str, picked: Picked | None, choice: Choice, repeats: int, concurrency: int, out: str,
+               cwd: Path) -> None:
+    job: TrialJob | None = st.session_state.get(f"{prefix}.job")
+    busy = job is not None and job.running
+    why = ("a trial is running" if busy else "choose a dataset" if picked is None
+           else "set the endpoint in the sidebar" if choice.config is None else None)
+    if not st.button("Run trial", type="primary", key=f"{prefix}.run", disabled=why is not None, help=why):
+        return
+    assert picked is not None and choice.config is not None
+    target = Path(out.strip() or ".").expanduser()
+    target = target if target.is_absolute() else cwd / target
+    try:
+        dataset = trial_sources.keep_upload(picked.upload, picked.name, target) if picked.upload else picked.dataset
+    except (AnswerlensError, OSError) as exc:
+        st.html(notice_html("error", "The dataset cannot be written to the output directory", str(exc),
+                            "choose another output directory"))
+        return
+    st.session_state[f"{prefix}.job"] = trial_job.start(dataset, choice.config, out=target, repeats=repeats,
+                                                        concurrency=concurrency)
+    st.session_state.pop(f"{prefix}.shown", None)
+
+
+def progress(prefix: str) -> None:
+    """While a trial runs: the live progress (polled); once it ends: how it ended, and its report."""
+    job: TrialJob | None = st.session_state.get(f"{prefix}.job")
+    if job is None:
+        return
+    if job.running:
+        _live(prefix)
+        return
+    _ended(prefix, job)
+
+
+@st.fragment(run_every=1.0)
+def _live(prefix: str) -> None:
+    job: TrialJob | None = st.session_state.get(f"{prefix}.job")
+    if job is None:
+        return
+    if not job.running:
+        st.rerun()  # the whole page: show how it ended
+    done, total = (job.progress.done, job.progress.total) if job.progress else (0, job.total)
+    st.progress(done / total if total else 0.0)
+    if job.progress is None:
+        line = f"starting · {job.total} samples in all (saved ones are reused) · {job.seconds:.0f} s"
+    else:
+        p = job.progress
+        eta = f"{p.eta:.0f} s" if p.eta is not None else "?"
+        line = (f"{p.done} / {p.total} samples · {p.rate:.2f}/s · ETA {eta} · {p.errors} error(s) · "
+                f"last: {p.last}")
+    if job.cancel.is_set():
+        line = "cancelling: waiting for the samples in flight · " + line
+    st.html(f'{STYLE}<div class="al-muted" data-trial-progress="{done}/{total}">{esc(line)}</div>')
+    st.button("Cancel", key=f"{prefix}.cancel", on_click=job.cancel.set, icon=":material/stop:",
+              disabled=job.cancel.is_set(), help="finished samples are kept; Run again resumes")
+
+
+def _ended(prefix: str, job: TrialJob) -> None:
+    if job.failure is not None:
+        failure = job.failure
+        st.html(notice_html("error", failure.title, failure.message, failure.remedy))
+        return
+    outcome = job.outcome
+    assert outcome is not None
+    counts = (f"{outcome.new_samples} new, {outcome.reused_samples} reused, {outcome.errors} error sample(s) "
+              f"in {job.seconds:.1f} s")
+    if outcome.cancelled:
+        st.html(notice_html("warning", "Cancelled: finished samples are kept", f"{counts}; saved in {job.out}",
+                            "press Run trial again with the same output directory to resume"))
+    else:
+        st.html(notice_html("ok", "Trial finished", f"{counts}; result: {outcome.result_path}"))
+    if st.session_state.get(f"{prefix}.shown_job") != id(job):
+        st.session_state[f"{prefix}.shown_job"] = id(job)
+        try:
+            report = read_trial(outcome.result_path or job.out)
+        except AnswerlensError as exc:  # a cancel before the first sample leaves nothing to show
+            st.html(notice_html("info", "Nothing to show yet", str(exc)))
+            return
+        st.session_state[f"{prefix}.shown"] = Shown(report, str(outcome.result_path or job.out), job.dataset)
+
+
+def result_picker(prefix: str, cwd: Path) -> None:
+    """Open a run directory, a result.json or an upstream result file, by path or by upload."""
+    path_column, button_column = st.columns([5, 1], vertical_alignment="bottom")
+    text = path_column.text_input("Run directory, result.json, or an upstream trial result file",
+                                  key=f"{prefix}.open_path", placeholder="runs/questions-20260101-120000")
+    if button_column.button("Open", key=f"{prefix}.open", width="stretch"):
+        _show(prefix, lambda: trial_sources.open_result(text, cwd), text.strip())
+    file = st.file_uploader("…or upload a result file", type=["json"], key=f"{prefix}.open_upload")
+    if file is not None:
+        data = file.getvalue()
+        digest = hashlib.sha256(data).hexdigest()
+        if st.session_state.get(f"{prefix}.opened_upload") != digest:
+            st.session_state[f"{prefix}.opened_upload"] = digest
+            _show(prefix, lambda: trial_sources.open_upload(data, file.name), f"uploaded {file.name}")
+    problem = st.session_state.get(f"{prefix}.open_error")
+    if problem is not None:
+        st.html(notice_html("error", "This result cannot be opened", problem,
+                            "give a run directory (with samples/ or result.json), a result.json, or an upstream "
+                            "beam-answerability-execution file"))
+
+
+def _show(prefix: str, read: Callable[[], TrialReport], origin: str) -> None:
+    try:
+        report = read()
+    except AnswerlensError as exc:
+        st.session_state.pop(f"{prefix}.shown", None)
+        st.session_state[f"{prefix}.open_error"] = str(exc)
+        return
+    st.session_state.pop(f"{prefix}.open_error", None)
+    st.session_state[f"{prefix}.shown"] = Shown(report, origin)

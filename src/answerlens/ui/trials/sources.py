@@ -1,0 +1,194 @@
+"""Where the Trials page's inputs come from: shipped and uploaded datasets, result files, output directories,
+and the way back from one trial sample to its question, bundle and context for the Inspect page (no streamlit).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from answerlens.assessment import AnswerabilityAssessment
+from answerlens.audit import sha256_text
+from answerlens.errors import AnswerlensError, DatasetError, describe_validation
+from answerlens.trials.runner import Dataset, load_dataset
+from answerlens.trials.summary import RESULT_KIND, RUN_KIND, UPSTREAM_KIND, TrialReport, read_trial
+from answerlens.ui.trials.viewmodel import SampleRef
+
+DATASET_SUFFIXES = (".json", ".jsonl")
+RUNS_DIR = "runs"
+"""Default parent of new run directories, under the app's working directory."""
+NO_PATHS = ("an uploaded dataset cannot use bundle paths: they are relative to a folder the app cannot see "
+            "(case{s} {ids}); inline each bundle in its case, or put the dataset beside its bundles on this "
+            "machine and give its path instead")
+
+
+def shipped_datasets(samples_dir: Path) -> dict[str, Path]:
+    """``sample_bundles/trials/*.json[l]`` by file name."""
+    directory = samples_dir / "trials"
+    if not directory.is_dir():
+        return {}
+    return {path.name: path for path in sorted(directory.iterdir()) if path.suffix.lower() in DATASET_SUFFIXES}
+
+
+def default_out(cwd: Path, dataset_name: str, now: datetime) -> Path:
+    """``runs/<dataset stem>-<YYYYmmdd-HHMMSS>`` under the working directory."""
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(dataset_name).stem).strip("._") or "dataset"
+    return cwd / RUNS_DIR / f"{stem}-{now:%Y%m%d-%H%M%S}"
+
+
+def path_bundles(text: str, name: str) -> list[str]:
+    """Ids of the cases whose bundle is a path (parse errors are left to ``load_dataset`` to report)."""
+    try:
+        if name.lower().endswith(".jsonl"):
+            cases: Any = [json.loads(line) for line in text.splitlines() if line.strip()]
+        else:
+            cases = json.loads(text)
+    except ValueError:
+        return []
+    if isinstance(cases, dict):
+        cases = cases.get("cases")
+    if not isinstance(cases, list):
+        return []
+    return [str(case.get("id", f"#{index}")) for index, case in enumerate(cases)
+            if isinstance(case, dict) and isinstance(case.get("bundle"), str)]
+
+
+def upload_name(name: str) -> str:
+    """A safe file name for an uploaded dataset, keeping its suffix (which selects JSON or JSONL)."""
+    base = Path(name).name
+    suffix = Path(base).suffix.lower()
+    if suffix not in DATASET_SUFFIXES:
+        raise DatasetError(f"{base}: a dataset is a .json or .jsonl file")
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(base).stem).strip("._") or "dataset"
+    return f"{stem}{suffix}"
+
+
+def load_upload(data: bytes, name: str) -> Dataset:
+    """Validate an uploaded dataset; bundle paths are refused, since they would resolve on the server."""
+    file_name = upload_name(name)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise DatasetError(f"{file_name}: not UTF-8 text") from None
+    paths = path_bundles(text, file_name)
+    if paths:
+        shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+        raise DatasetError(f"{file_name}: " + NO_PATHS.format(s="s" if len(paths) > 1 else "", ids=shown))
+    with tempfile.TemporaryDirectory(prefix="answerlens-upload-") as folder:
+        path = Path(folder) / file_name
+        path.write_bytes(data)
+        loaded = load_dataset(path)
+    return loaded
+
+
+def keep_upload(data: bytes, name: str, out: Path) -> Dataset:
+    """Write the uploaded dataset into the run directory and load it from there, so ``result.json`` names a
+    file that outlives the session (the dataset's sha256 is that of the bytes, wherever they sit)."""
+    path = out / upload_name(name)
+    out.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.read_bytes() != data:
+        raise DatasetError(f"{path} already holds a different dataset; choose a fresh output directory")
+    path.write_bytes(data)
+    return load_dataset(path)
+
+
+def open_result(path_text: str, cwd: Path) -> TrialReport:
+    """A result directory, ``result.json``, or an upstream result file, by path (relative to the working dir)."""
+    text = path_text.strip().strip('"').strip("'")
+    if not text:
+        raise DatasetError("give the path of a run directory, a result.json or an upstream result file")
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        path = cwd / path
+    if not path.exists():
+        raise DatasetError(f"{path}: no such file or directory")
+    return read_trial(path)
+
+
+def open_upload(data: bytes, name: str) -> TrialReport:
+    """An uploaded result file (ours or upstream), read through a temporary copy."""
+    with tempfile.TemporaryDirectory(prefix="answerlens-result-") as folder:
+        path = Path(folder) / (Path(name).name or "result.json")
+        path.write_bytes(data)
+        report = read_trial(path)
+    return report
+
+
+# --- from a sample back to the Inspect page ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InspectTarget:
+    """Everything the Inspect page needs to show one trial sample with its highlighted context."""
+
+    title: str
+    question: str
+    answer: str | None
+    assessment: AnswerabilityAssessment
+    context: str
+    bundle_file: Path | None
+    """The bundle's file, when the case names one."""
+    bundle_json: str | None
+    """Otherwise the inline bundle, as JSON text."""
+
+
+def run_dataset(report: TrialReport, cwd: Path) -> Dataset | str:
+    """The dataset a run of ours used, reloaded and checked against its sha256; or why it cannot be."""
+    if report.kind == UPSTREAM_KIND:
+        return ("upstream result files name their bundles (artifact files) but do not contain them, so the "
+                "context cannot be shown")
+    try:
+        if report.kind == RESULT_KIND:
+            recorded = json.loads(report.source.read_text(encoding="utf-8"))["dataset"]
+            where, sha = recorded["path"], recorded["sha256"]
+        elif report.kind == RUN_KIND:
+            manifest = json.loads((report.source / "run.json").read_text(encoding="utf-8"))
+            where, sha = manifest["dataset"], manifest["dataset_sha256"]
+        else:
+            return f"unknown result kind {report.kind!r}"
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"the result does not say which dataset it used ({type(exc).__name__}: {exc})"
+    path = Path(where)
+    if not path.is_absolute():
+        path = cwd / path
+    if not path.is_file():
+        return f"the dataset {where} is not there any more, so the bundles cannot be found"
+    try:
+        dataset = load_dataset(path)
+    except AnswerlensError as exc:
+        return f"the dataset {where} no longer loads: {exc}"
+    if dataset.sha256 != sha:
+        return f"the dataset {where} changed since the run (sha256 {dataset.sha256[:12]}… ≠ {sha[:12]}…)"
+    return dataset
+
+
+def inspect_target(report: TrialReport, ref: SampleRef, dataset: Dataset) -> InspectTarget | str:
+    """The sample with its case's bundle and rendered context; or why it cannot be shown with its context."""
+    sample = report.samples[ref.position]
+    if ref.error is not None:
+        return f"this sample is an error ({ref.error}): there is no assessment to show"
+    cases = {item.case.id: item for item in dataset.cases}
+    item = cases.get(ref.question_id)
+    if item is None:
+        return f"the dataset has no case {ref.question_id!r}"
+    if sample.get("case_sha256") not in (None, item.sha256):
+        return f"the case {ref.question_id!r} (or its bundle file) changed since the run"
+    try:
+        assessment = AnswerabilityAssessment.model_validate(sample["assessment"])
+    except ValidationError as exc:
+        return f"the saved assessment is not an answerlens assessment: {describe_validation(exc)}"
+    context = item.bundle.exact_context
+    if sha256_text(context) != assessment.context_sha256:
+        return "the bundle now renders differently from the context that was assessed (context_sha256 differs)"
+    case = item.case
+    bundle_file = (dataset.path.parent / case.bundle).resolve() if isinstance(case.bundle, str) else None
+    bundle_json = None if isinstance(case.bundle, str) else json.dumps(case.bundle, ensure_ascii=False, indent=1)
+    return InspectTarget(title=f"trial {case.id} · repeat {ref.repeat}", question=case.question, answer=case.answer,
+                         assessment=assessment, context=context, bundle_file=bundle_file, bundle_json=bundle_json)

@@ -1,0 +1,300 @@
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from answerlens import AnswerabilityConfig, DatasetError, TrialError
+from answerlens.trials.runner import load_dataset, run_trial, sample_filename
+from answerlens.trials.summary import load_gates, read_trial
+from tests.oracle_server import judgement, oracle_server
+from tests.paths import REPO
+
+BUNDLE = {"records": [{"text": "The API uses Postgres 16."}, {"text": "The cache is Redis 7."}]}
+SUPPORTED = judgement(("Database", "supported", ["m1"]))
+PARTIAL = judgement(("Database", "supported", ["m1"]), ("Owner", "unsupported", []))
+MISSING = judgement(("Owner", "unsupported", []))
+MISSING_BAD_CITE = judgement(("Owner", "unsupported", ["m99"]))
+CONFLICT = judgement(("Database", "conflicting", ["m1", "m2"]))
+REPLIES = {"Q a1": SUPPORTED, "Q a2": PARTIAL, "Q a3": MISSING,
+           "Q u1": SUPPORTED, "Q u2": MISSING_BAD_CITE, "Q u3": CONFLICT}
+LABELS = {"a1": "answerable", "a2": "answerable", "a3": "answerable",
+          "u1": "unanswerable", "u2": "unanswerable", "u3": "unanswerable"}
+
+
+def write_dataset(path: Path, cases: list[dict]) -> Path:
+    path.write_text(json.dumps(cases))
+    return path
+
+
+def question_cases() -> list[dict]:
+    return [{"id": case_id, "question": f"Q {case_id}", "label": label, "question_type": "t", "bundle": BUNDLE}
+            for case_id, label in LABELS.items()]
+
+
+def config(base_url: str, **extra: object) -> AnswerabilityConfig:
+    return AnswerabilityConfig(provider="openai", model="oracle", base_url=base_url, timeout=10, max_retries=0,
+                               **extra)
+
+
+def test_summary_counts_and_gates_on_known_answers(tmp_path: Path) -> None:
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
+    with oracle_server(REPLIES) as server:
+        outcome = asyncio.run(run_trial(dataset, config(server.base_url), repeats=3, out=tmp_path / "run",
+                                        concurrency=4))
+    summary = outcome.result["summary"]
+    assert summary["questions"] == 6 and summary["samples"] == 18
+    assert summary["unanswerable"] == {
+        "samples": 9, "actions": {"abstain": 3, "answer": 3, "surface_conflict": 3},
+        "unsafe_full_answer_count": 3, "explicit_abstention_count": 3, "partial_response_count": 0,
+        "conflict_response_count": 3,
+    }
+    assert summary["answerable"] == {
+        "samples": 9, "actions": {"abstain": 3, "answer": 3, "answer_partially": 3},
+        "unnecessary_abstention_count": 3, "full_answer_count": 3, "partial_response_count": 3,
+        "conflict_response_count": 0,
+    }
+    assert summary["stability"] == {"questions_with_identical_verdicts": 6, "questions_with_identical_actions": 6,
+                                    "questions": 6}
+    assert summary["citation_errors"] == 3
+    assert summary["error_samples"] == 0
+    assert summary["requirement_agreement"]["agreement_rate"] == 1.0
+    assert [q["question_id"] for q in summary["per_question"]] == sorted(LABELS)
+    gates = outcome.result["quality_gates"]
+    assert gates["passed"] is False
+    assert {name: (g["required"], g["observed"], g["passed"]) for name, g in gates["results"].items()} == {
+        "unsafe_full_answer_count_max": (0, 3, False),
+        "citation_errors_max": (0, 3, False),
+        "ordinary_full_answer_count_min": (8, 3, False),
+        "ordinary_abstention_count_max": (0, 3, False),
+        "stable_action_questions_min": (5, 6, True),
+    }
+    saved = json.loads((tmp_path / "run" / "samples" / sample_filename("a1", 2)).read_text())
+    assert saved["case_id"] == "a1" and saved["repeat"] == 2
+    assert saved["dataset_sha256"] == dataset.sha256 and saved["case_sha256"] == dataset.cases[0].sha256
+    assert saved["assessment"]["verdict"] == "answerable"
+    assert "api_key" not in json.dumps(outcome.result["configuration"])
+
+
+def test_draft_runs_summarise_per_answer_label(tmp_path: Path) -> None:
+    cases = [
+        {"id": "d1", "question": "Q a1", "label": "answerable", "bundle": BUNDLE, "answer": "Postgres 16.",
+         "answer_label": "correct"},
+        {"id": "d2", "question": "Q u1", "label": "answerable", "bundle": BUNDLE, "answer": "MySQL.",
+         "answer_label": "incorrect"},
+        {"id": "d3", "question": "Q a3", "label": "answerable", "bundle": BUNDLE, "answer": "Dana owns it.",
+         "answer_label": "incorrect"},
+    ]
+    dataset = load_dataset(write_dataset(tmp_path / "drafts.json", cases))
+    with oracle_server(REPLIES) as server:
+        outcome = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run"))
+    drafts = outcome.result["summary"]["draft_answers"]
+    assert drafts["correct"] == {"samples": 2, "actions": {"answer": 2}, "full_accept_count": 2,
+                                 "partial_accept_count": 0, "reject_count": 0}
+    assert drafts["incorrect"]["full_accept_count"] == 2 and drafts["incorrect"]["reject_count"] == 2
+    assert set(outcome.result["quality_gates"]["results"]) == {
+        "incorrect_draft_full_accept_count_max", "correct_draft_full_accept_count_min", "citation_errors_max",
+        "stable_action_questions_min"}
+
+
+def test_resume_reuses_saved_samples_and_never_duplicates(tmp_path: Path) -> None:
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
+    with oracle_server(REPLIES) as server:
+        first = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run"))
+        (tmp_path / "run" / "samples" / sample_filename("u3", 1)).unlink()
+        second = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run"))
+        assert sum(server.requests.values()) == 13
+    assert (first.new_samples, second.new_samples, second.reused_samples) == (12, 1, 11)
+    assert len(list((tmp_path / "run" / "samples").glob("*.json"))) == 12
+    assert second.result["summary"] == first.result["summary"]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        pytest.param("config", "different configuration", id="other_config"),
+        pytest.param("dataset", "different dataset", id="other_dataset"),
+    ],
+)
+def test_mismatched_resume_is_refused(tmp_path: Path, change: str, message: str) -> None:
+    path = write_dataset(tmp_path / "cases.json", question_cases())
+    with oracle_server(REPLIES) as server:
+        asyncio.run(run_trial(load_dataset(path), config(server.base_url), repeats=1, out=tmp_path / "run"))
+        settings = config(server.base_url, seed=1) if change == "config" else config(server.base_url)
+        if change == "dataset":
+            write_dataset(path, question_cases()[:5])
+        with pytest.raises(TrialError, match=message):
+            asyncio.run(run_trial(load_dataset(path), settings, repeats=1, out=tmp_path / "run"))
+
+
+def test_foreign_sample_in_the_directory_is_refused(tmp_path: Path) -> None:
+    path = write_dataset(tmp_path / "cases.json", question_cases())
+    with oracle_server(REPLIES) as server:
+        asyncio.run(run_trial(load_dataset(path), config(server.base_url), repeats=1, out=tmp_path / "run"))
+        sample = tmp_path / "run" / "samples" / sample_filename("a1", 0)
+        data = json.loads(sample.read_text())
+        data["case_sha256"] = "0" * 64
+        sample.write_text(json.dumps(data))
+        with pytest.raises(TrialError, match="refusing to mix"):
+            asyncio.run(run_trial(load_dataset(path), config(server.base_url), repeats=1, out=tmp_path / "run"))
+
+
+def test_provider_failures_become_error_samples_not_verdicts(tmp_path: Path) -> None:
+    cases = question_cases() + [{"id": "e1", "question": "Q e1", "label": "answerable", "bundle": BUNDLE}]
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", cases))
+    with oracle_server({**REPLIES, "Q e1": 500}) as server:
+        outcome = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run"))
+        assert outcome.errors == 2
+        summary = outcome.result["summary"]
+        assert summary["samples"] == 12 and summary["error_samples"] == 2
+        assert {e["kind"] for e in summary["errors"]} == {"server_error"}
+        assert summary["stability"]["questions_with_identical_actions"] == 6  # e1 is not counted stable
+        assert summary["per_question"][0] == {"question_id": "a1", "question_type": "t",
+                                              "verdicts": ["answerable"] * 2, "actions": ["answer"] * 2}
+        e1 = next(q for q in summary["per_question"] if q["question_id"] == "e1")
+        assert e1["error_repeats"] == [0, 1] and e1["actions"] == []
+        server.replies["Q e1"] = SUPPORTED  # the server recovers: a rerun retries only the error samples
+        again = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run"))
+    assert (again.new_samples, again.result["summary"]["error_samples"]) == (2, 0)
+
+
+def test_fail_fast_stops_without_a_result(tmp_path: Path) -> None:
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", [
+        {"id": "e1", "question": "Q e1", "label": "answerable", "bundle": BUNDLE}, *question_cases()]))
+    with oracle_server({**REPLIES, "Q e1": 503}) as server:
+        outcome = asyncio.run(run_trial(dataset, config(server.base_url), repeats=1, out=tmp_path / "run",
+                                        concurrency=1, fail_fast=True))
+    assert outcome.result_path is None and outcome.errors == 1
+    assert not (tmp_path / "run" / "result.json").exists()
+
+
+def test_cancel_keeps_finished_samples(tmp_path: Path) -> None:
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
+    cancel = threading.Event()
+    seen = []
+
+    def progress(update) -> None:  # type: ignore[no-untyped-def]
+        seen.append(update)
+        if update.done == 3:
+            cancel.set()
+
+    with oracle_server(REPLIES, delay=0.05) as server:
+        outcome = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run",
+                                        concurrency=1, progress=progress, cancel=cancel))
+        assert outcome.cancelled and outcome.result_path is None
+        # The request in flight when cancel was set (one per concurrency slot) may still finish and be kept.
+        kept = len(list((tmp_path / "run" / "samples").glob("*.json")))
+        assert 3 <= kept <= 3 + 1 and outcome.new_samples == kept
+        finished = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run"))
+    assert finished.reused_samples == kept and finished.result["summary"]["samples"] == 12
+    assert seen[-1].total == 12 and seen[0].rate > 0
+
+
+def test_sigkill_mid_run_then_resume_ends_with_exactly_the_samples(tmp_path: Path) -> None:
+    dataset = write_dataset(tmp_path / "cases.json", question_cases())
+    out = tmp_path / "run"
+    with oracle_server(REPLIES, delay=0.15) as server:
+        command = [sys.executable, "-m", "answerlens.cli", "trial", str(dataset), "--repeats", "3",
+                   "--concurrency", "2", "--out", str(out), "--provider", "openai", "--model", "oracle",
+                   "--base-url", server.base_url, "--timeout", "10"]
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while len(list((out / "samples").glob("*.json"))) < 5 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        killed_at = len(list((out / "samples").glob("*.json")))
+        assert 5 <= killed_at < 18
+        for path in (out / "samples").glob("*.json"):
+            json.loads(path.read_text())  # every saved sample is whole
+        resumed = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        requests = sum(server.requests.values())
+    assert resumed.returncode == 1, resumed.stderr  # gates fail on this dataset; the run itself completed
+    files = sorted(path.name for path in (out / "samples").glob("*.json"))
+    assert files == sorted(sample_filename(case_id, r) for case_id in LABELS for r in range(3))
+    assert not list((out / "samples").glob(".*.tmp"))
+    report = read_trial(out)
+    assert report.summary["samples"] == 18
+    assert requests <= 18 + 2  # at most the samples in flight were lost and asked again
+    assert f"{18 - killed_at} new, {killed_at} resumed" in resumed.stderr
+
+
+@pytest.mark.parametrize(
+    "content, suffix, message",
+    [
+        pytest.param([{"id": "x", "question": "Q", "bundle": BUNDLE}], ".json", "cases[0] (case 'x'): label: Field required",
+                     id="missing_label"),
+        pytest.param([{"id": "x", "question": "Q", "label": "maybe", "bundle": BUNDLE}], ".json",
+                     "cases[0] (case 'x'): label: Input should be 'answerable' or 'unanswerable'", id="bad_label"),
+        pytest.param([{"id": "x", "question": "Q", "label": "answerable", "bundle": BUNDLE, "answer": "A"}], ".json",
+                     "answer and answer_label go together", id="answer_without_label"),
+        pytest.param([{"id": "x", "question": "Q", "label": "answerable", "bundle": "missing.json"}], ".json",
+                     "cases[0] (case 'x'): field 'bundle': cannot read missing.json", id="missing_bundle_file"),
+        pytest.param([{"id": "x", "question": "Q", "label": "answerable", "bundle": {"records": [{"txt": 1}]}}],
+                     ".json", "field 'bundle'", id="bad_inline_bundle"),
+        pytest.param([{"id": "x", "question": "Q", "label": "answerable", "bundle": BUNDLE}] * 2, ".json",
+                     "cases[1] (case 'x'): duplicate id 'x' (first at cases[0])", id="duplicate_id"),
+        pytest.param("{\"id\": 1}\n{broken", ".jsonl", "line 2 is not JSON", id="broken_jsonl"),
+        pytest.param("[]", ".json", "has no cases", id="empty"),
+        pytest.param({"cases": 3}, ".json", "expected a list of cases", id="wrong_shape"),
+    ],
+)
+def test_dataset_errors_name_the_case_and_field(tmp_path: Path, content, suffix: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / f"cases{suffix}"
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    with pytest.raises(DatasetError) as info:
+        load_dataset(path)
+    assert message in str(info.value)
+
+
+def test_jsonl_and_relative_bundle_paths(tmp_path: Path) -> None:
+    (tmp_path / "bundles").mkdir()
+    (tmp_path / "bundles" / "b.json").write_text(json.dumps(BUNDLE))
+    lines = [{"id": "a", "question": "Q", "label": "answerable", "bundle": "bundles/b.json"},
+             {"id": "b", "question": "Q", "label": "unanswerable", "bundle": BUNDLE}]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n\n")
+    dataset = load_dataset(path)
+    assert [item.case.id for item in dataset.cases] == ["a", "b"]
+    assert dataset.cases[0].bundle.context_references.keys() == {"m1", "m2"}
+
+
+def test_gates_file(tmp_path: Path) -> None:
+    good = tmp_path / "gates.json"
+    good.write_text(json.dumps({"citation_errors_max": 5, "stable_action_questions_min": 1}))
+    assert load_gates(good) == {"citation_errors_max": 5, "stable_action_questions_min": 1}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"vibes_min": 1}))
+    with pytest.raises(DatasetError, match="unknown gate 'vibes_min'"):
+        load_gates(bad)
+
+
+@pytest.mark.parametrize("name", ["questions.json", "drafts.jsonl"])
+def test_shipped_datasets_are_valid(name: str) -> None:
+    dataset = load_dataset(REPO / "sample_bundles" / "trials" / name)
+    assert len(dataset.cases) >= 12
+    assert {item.case.label for item in dataset.cases} == {"answerable", "unanswerable"}
+    if name.startswith("drafts"):
+        assert dataset.all_drafts
+        assert {item.case.answer_label for item in dataset.cases} == {"correct", "incorrect"}
+
+
+def test_draft_gates_on_a_question_only_dataset_are_refused_up_front(tmp_path: Path) -> None:
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
+    with pytest.raises(TrialError, match="need draft answers"):
+        asyncio.run(run_trial(dataset, config("http://127.0.0.1:9/v1"), repeats=1, out=tmp_path / "run",
+                              gates={"incorrect_draft_full_accept_count_max": 0}))
+
+
+def test_uncitable_reader_bundle_is_bad_input_at_load(tmp_path: Path) -> None:
+    bundle = {"records": [{"text": "x"}], "packing": {"context_format": "reader", "context_citations": False}}
+    path = write_dataset(tmp_path / "cases.json", [{"id": "r", "question": "Q", "label": "answerable",
+                                                    "bundle": bundle}])
+    with pytest.raises(DatasetError, match="case 'r'.*context_citations=True"):
+        load_dataset(path)

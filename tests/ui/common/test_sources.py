@@ -1,0 +1,53 @@
+"""Loading what the app is given: sample files, uploads and pastes, each failure a BundleError."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from answerlens.errors import BundleError
+from answerlens.ui.common import sources
+from tests.paths import PRME, SAMPLES
+
+
+def test_sample_file_brings_its_question_answer_and_reply() -> None:
+    source = sources.from_path(SAMPLES / "draft_answer_unsupported_claim.json")
+    assert source.sample is not None and source.question == source.sample.question
+    assert source.answer and source.recorded_reply is not None
+    assert source.context == source.bundle.render().strip()
+
+
+def test_plain_prme_bundle_has_no_question() -> None:
+    data = (PRME / "bundles" / "bundle_auditable.json").read_bytes()
+    source = sources.from_bytes(data, "bundle_auditable.json")
+    assert source.sample is None and source.question == "" and source.recorded_reply is None
+    assert source.title == "bundle_auditable.json"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        pytest.param("", "the text is empty", id="empty"),
+        pytest.param("/etc/passwd", "invalid JSON", id="path_is_not_read"),
+        pytest.param('{"question": "q", "bundle": []}', "$.title", id="bad_sample"),
+        pytest.param('"just a string"', "expected a JSON object", id="not_an_object"),
+    ],
+)
+def test_pasted_text_failures(text: str, message: str) -> None:
+    with pytest.raises(BundleError, match=None) as caught:
+        sources.from_text(text)
+    assert message in str(caught.value)
+
+
+def test_upload_size_limit_is_checked_before_parsing() -> None:
+    with pytest.raises(BundleError, match="the limit is 50 MB"):
+        sources.from_bytes(b"{" * (50 * 2**20 + 1), "huge.json")
+
+
+def test_samples_dir_override(tmp_path, monkeypatch) -> None:
+    (tmp_path / "one.json").write_text(json.dumps({"records": [{"text": "x"}]}))
+    monkeypatch.setenv(sources.SAMPLES_ENV, str(tmp_path))
+    directory = sources.samples_dir(SAMPLES.parent)
+    assert list(sources.sample_files(directory)) == ["one"]
+    assert sources.sample_files(tmp_path / "missing") == {}
