@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
 
 from answerlens import AnswerabilityConfig, AnswerabilityError, should_abstain
+from tests.paths import PRME
 from tests.scripted_server import (
     Reply,
     ScriptedServer,
@@ -19,7 +19,7 @@ from tests.scripted_server import (
     scripted_server_fixture,  # noqa: F401  (provides the `scripted_server` fixture)
 )
 
-READER = Path(__file__).resolve().parents[2] / "shared" / "prme" / "bundles" / "bundle_reader_citations.json"
+READER = PRME / "bundles" / "bundle_reader_citations.json"
 QUESTION = "What cache does the dashboard API use, and what is Craig's background?"
 SECRET = "sk-PLANTED-123"
 

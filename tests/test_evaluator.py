@@ -7,7 +7,6 @@ assessment a user would see.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from answerlens import (
     assess_answerability,
     load_bundle,
 )
+from tests.paths import PRME  # noqa: E402
 from tests.scripted_server import (
     ScriptedServer,
     closed_port,
@@ -28,7 +28,6 @@ from tests.scripted_server import (
     scripted_server_fixture,  # noqa: F401  (provides the `scripted_server` fixture)
 )
 
-PRME = Path(__file__).resolve().parents[2] / "shared" / "prme"
 BUNDLES = PRME / "bundles"
 READER = BUNDLES / "bundle_reader_citations.json"
 PRME_QUESTION = "What database and cache does the dashboard API use, and what is Craig's background?"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from pydantic import SecretStr
 from answerlens import AnswerabilityConfig, AnswerabilityError, AnswerabilityEvaluator, assess_answerability
 from answerlens.preflight import list_models
 from answerlens.prompts import RESPONSE_SCHEMA, RESPONSE_SCHEMA_NAME, SYSTEM_PROMPT
+from tests.paths import PRME  # noqa: E402
 from tests.scripted_server import (
     FullBacklog,
     Reply,
@@ -33,7 +33,6 @@ from tests.scripted_server import (
     text_reply,
 )
 
-PRME = Path(__file__).resolve().parents[2] / "shared" / "prme"
 BUNDLE = PRME / "bundles" / "bundle_reader_citations.json"
 CONTEXT = (PRME / "bundles" / "rendered_reader_citations.txt").read_text().strip()
 QUESTION = "What cache does the dashboard API use?"

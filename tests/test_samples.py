@@ -45,7 +45,7 @@ PRME_CITATION_ERRORS = (
     "requirement[3] cited unknown context reference 'm99'",
     "requirement[3] supported without 1 valid citation(s)",
 )
-"""From ``shared/prme/assessments/assessment_reader_openai.json`` (PRME 0.15.0's own assessment)."""
+"""From ``tests/fixtures/prme/assessments/assessment_reader_openai.json`` (PRME 0.15.0's own assessment)."""
 
 CASES = {
     "answerable_billing_database": Case("answerable"),
