@@ -67,10 +67,10 @@ def test_not_an_assessment() -> None:
 
 
 def test_raw_output_text_is_checked_against_its_hash() -> None:
-    from answerlens import AnswerabilityConfig, derive_assessment
+    from answerlens import AnswerabilityConfig, derive_assessment, load_bundle
 
     raw = (PRME / "assessments" / "raw_output_reader_openai.json").read_text()
-    assessment = derive_assessment("Q?", PRME / "bundles" / "bundle_reader_citations.json", raw,
+    assessment = derive_assessment("Q?", load_bundle(PRME / "bundles" / "bundle_reader_citations.json"), raw,
                                    config=AnswerabilityConfig(provider="replay", model="r"))
     assert verify_assessment(assessment).ok
     data = assessment.model_dump(mode="json")

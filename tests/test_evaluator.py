@@ -19,6 +19,7 @@ from answerlens import (
     assess_answerability,
     load_bundle,
 )
+from answerlens.recording import Recording, ReplyOrigin
 from tests.paths import PRME  # noqa: E402
 from tests.scripted_server import (
     ScriptedServer,
@@ -241,12 +242,18 @@ async def test_failure_never_becomes_a_verdict() -> None:
 
 
 async def test_replay_provider_makes_no_request(scripted_server: ScriptedServer) -> None:
-    async with AnswerabilityEvaluator(AnswerabilityConfig(provider="replay"), recorded_reply=CACHE_SUPPORTED,
-                                      recorded_note="demo") as evaluator:
+    recording = Recording.of(CACHE_SUPPORTED, author="demo-model", source="demo.json")
+    async with AnswerabilityEvaluator(AnswerabilityConfig(provider="replay"), recording=recording) as evaluator:
         assessment = await evaluator.assess("What cache does the dashboard API use?", READER)
     assert assessment.verdict.value == "answerable"
     metadata = assessment.provider_metadata
-    assert (metadata.engine, metadata.recorded, metadata.recorded_note) == ("replay", True, "demo")
+    assert metadata is not None and scripted_server.requests == []
+    assert (metadata.engine, metadata.origin, metadata.recorded) == ("replay", ReplyOrigin.RECORDED, True)
+    assert metadata.recording == recording.ref and assessment.origin == ReplyOrigin.RECORDED
+    assert assessment.raw_output_sha256 == recording.sha256
+    dumped = assessment.model_dump(mode="json")
+    assert dumped["provider_metadata"]["recorded"] is True  # kept in dumps for readers of older files
+    assert type(assessment).model_validate(dumped) == assessment
 
 
 async def test_replay_provider_without_a_recording_fails_clearly() -> None:
@@ -254,4 +261,4 @@ async def test_replay_provider_without_a_recording_fails_clearly() -> None:
         with pytest.raises(AnswerabilityError) as info:
             await evaluator.assess("What cache does the dashboard API use?", READER)
     assert info.value.kind == "no_recording"
-    assert "recorded_reply" in str(info.value)
+    assert "recording=" in str(info.value)

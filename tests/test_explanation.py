@@ -1,12 +1,10 @@
-import json
-
-from answerlens import AnswerabilityConfig, MemoryBundle, derive_assessment
+from answerlens import AnswerabilityConfig, MemoryBundle, derive_assessment, load_bundle
 from answerlens.explanation import HASH_FIELDS, report_lines, why
 from answerlens.prompts import NO_EVIDENCE_RAW
 from tests.paths import PRME
 
-RAW = json.loads((PRME / "assessments" / "raw_output_reader_openai.json").read_text())
-BUNDLE = PRME / "bundles" / "bundle_reader_citations.json"
+RAW = (PRME / "assessments" / "raw_output_reader_openai.json").read_text()
+BUNDLE = load_bundle(PRME / "bundles" / "bundle_reader_citations.json")
 CONFIG = AnswerabilityConfig(provider="replay", model="recorded")
 
 

@@ -162,3 +162,57 @@ def test_times_that_cannot_be_expressed_in_utc_are_bundle_errors() -> None:
     data["sections"]["stable_facts"][0]["node"]["event_time"] = "0001-01-01T00:00:00+14:00"
     with pytest.raises(BundleError, match=r"event_time: .*cannot be expressed in UTC"):
         load_bundle(data)
+
+
+# --- the one bounded JSON reader ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        pytest.param('{"records": [{"text": "a\\ud800b"}]}', r"\$\.records\[0\]\.text: .*lone surrogate",
+                     id="lone_surrogate"),
+        pytest.param('{"records": [{"text": "x"}], "coverage_notice": "\\udc00"}', r"\$\.coverage_notice",
+                     id="lone_low_surrogate"),
+        pytest.param('{"sections": {}, "rendered_context": "", "tokens_used": 1e400}',
+                     r"\$\.tokens_used: the number 1e400 is out of range", id="float_overflow"),
+        pytest.param('{"sections": {}, "rendered_context": "", "tokens_used": ' + "9" * 5000 + "}",
+                     r"\(5000 digits\) is out of range", id="huge_integer"),
+    ],
+)
+def test_unrepresentable_json_is_a_bundle_error_naming_the_path(text: str, where: str) -> None:
+    with pytest.raises(BundleError, match=where):
+        load_bundle(text)
+
+
+def test_paired_surrogate_escapes_are_text() -> None:
+    bundle = load_bundle('{"records": [{"text": "ok"}], "coverage_notice": "\\ud83d\\ude00"}')
+    assert bundle.coverage_notice == "\U0001f600"
+
+
+def test_a_fifo_is_read_with_the_limit(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    from answerlens.loading import read_json
+
+    fifo = tmp_path / "bundle.fifo"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with fifo.open("wb") as handle:
+            try:
+                handle.write(b"[" + b"0," * 400_000 + b"0]")
+            except BrokenPipeError:
+                pass  # the reader stopped at the limit
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    with pytest.raises(BundleError, match="larger than the limit"):
+        read_json(fifo, max_bytes=100_000)
+    writer.join()
+
+
+def test_a_directory_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(BundleError, match="is a directory"):
+        load_bundle(tmp_path)

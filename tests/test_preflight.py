@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from answerlens import AnswerabilityConfig, AnswerabilityError
-from answerlens.preflight import Preflight, list_models, preflight
+from answerlens.providers.preflight import Preflight, list_models, preflight
 from tests.scripted_server import (
     FullBacklog,
     Reply,

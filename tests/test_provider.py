@@ -16,8 +16,8 @@ import pytest
 from pydantic import SecretStr
 
 from answerlens import AnswerabilityConfig, AnswerabilityError, AnswerabilityEvaluator, assess_answerability
-from answerlens.preflight import list_models
 from answerlens.prompts import RESPONSE_SCHEMA, RESPONSE_SCHEMA_NAME, SYSTEM_PROMPT
+from answerlens.providers.preflight import list_models
 from tests.paths import PRME  # noqa: E402
 from tests.scripted_server import (
     FullBacklog,

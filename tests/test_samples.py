@@ -87,9 +87,7 @@ def sample(name: str) -> Sample:
 async def replay(item: Sample, bundle: object | None = None) -> AnswerabilityAssessment:
     """Assess a sample with its recorded reply through the replay provider and the public evaluator."""
     config = AnswerabilityConfig(provider="replay", model=item.recorded_model)
-    async with AnswerabilityEvaluator(
-        config, recorded_reply=item.recorded_reply, recorded_note=item.recorded_note
-    ) as evaluator:
+    async with AnswerabilityEvaluator(config, recording=item.recording()) as evaluator:
         return await evaluator.assess(item.question, item.bundle if bundle is None else bundle, answer=item.answer)
 
 
@@ -146,12 +144,12 @@ async def test_recorded_reply_gives_the_expected_outcome(name: str) -> None:
     assert assessment.model == item.recorded_model
     if case.model_called:
         assert assessment.provider_metadata is not None and assessment.provider_metadata.recorded
-        assert assessment.provider_metadata.recorded_note == item.recorded_note
+        assert assessment.provider_metadata.recording == item.recording().ref  # type: ignore[union-attr]
         # The pure path gives the identical validated output.
         derived = derive_assessment(
             item.question,
-            item.bundle,
-            item.recorded_reply or {},
+            item.load(),
+            item.recording().text,  # type: ignore[union-attr]
             config=AnswerabilityConfig(provider="replay", model=item.recorded_model),
             answer=item.answer,
         )
@@ -216,8 +214,8 @@ async def test_prme_sample_reproduces_the_published_assessment() -> None:
     # With PRME's configuration and prompt identity, every hash of the published assessment comes back.
     prme = derive_assessment(
         item.question,
-        item.bundle,
-        item.recorded_reply or {},
+        item.load(),
+        item.recording().text,  # type: ignore[union-attr]
         config=AnswerabilityConfig(
             provider="openai", model="stub-model", base_url="http://127.0.0.1:18765/v1",
             max_retries=0, timeout=20.0, temperature=0.0,

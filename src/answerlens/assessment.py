@@ -1,24 +1,31 @@
-"""The assessment (PRME's fields plus ours) and ``derive_assessment``: a raw reply to a verdict (pure).
+"""The assessment (PRME's fields plus ours) and its derivation from one parsed reply (pure).
 
-Judgement is the model's; everything after it here is arithmetic in code: citation checks, downgrades,
-verdict, hashes.
+The pipeline reads left to right: prepared inputs → parsed reply → citation decisions → final statuses → verdict
+→ audit hashes. Judgement is the model's; everything here is arithmetic in code. File reading is the caller's.
 """
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, computed_field, model_validator
 
-from answerlens.audit import assessment_sha256, canonical_json, evaluation_id, sha256_text
-from answerlens.citations import CitationDecision, check_requirement, label_sites, valid_references
+from answerlens.audit import (
+    assessment_sha256,
+    canonical_json,
+    configuration_sha256,
+    evaluation_id,
+    sha256_text,
+)
+from answerlens.citations import CitationDecision, RequirementCitations, check_reply, valid_references
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
-from answerlens.loading import load_bundle
 from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, RawAssessment, ReplyError, parse_reply
-from answerlens.records import ContextFormat
+from answerlens.recording import HAND_WRITTEN, RecordingRef, ReplyOrigin
+from answerlens.records import MemoryBundle
 from answerlens.verdict import (
     ABSTAINING_ACTIONS,
     AnswerabilityAction,
@@ -46,21 +53,47 @@ class AnswerabilityRequirement(BaseModel):
 
 
 class ProviderMetadata(BaseModel):
-    """answerlens: what the server said about the call, where it said it."""
+    """answerlens: where the reply came from and what the server said about the call."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     engine: str
     base_url: str | None = None
-    recorded: bool = False
-    """True when the reply was replayed from a recording, not produced by a live model."""
-    recorded_note: str | None = None
+    origin: ReplyOrigin = ReplyOrigin.LIVE
+    """A live call, or a replayed recording."""
+    recording: RecordingRef | None = None
+    """The recording replayed (who wrote it, from which file), when ``origin`` is recorded."""
     latency_ms: float | None = None
     attempts: int = 1
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     finish_reason: str | None = None
     response_format: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def recorded(self) -> bool:
+        """True when the reply was replayed from a recording, not produced by a live model."""
+        return self.origin == ReplyOrigin.RECORDED
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_dumps(cls, data: Any) -> Any:
+        # Dumps carry the computed ``recorded``; it must agree with ``origin``. Older dumps carried only
+        # ``recorded`` and a ``recorded_note``.
+        if not isinstance(data, dict) or "recorded" not in data:
+            return data
+        data = dict(data)
+        recorded = data.pop("recorded")
+        note = data.pop("recorded_note", None)
+        if "origin" not in data:
+            data["origin"] = ReplyOrigin.RECORDED if recorded is True else ReplyOrigin.LIVE
+            if recorded is True and data.get("recording") is None:
+                author = HAND_WRITTEN if note is None or HAND_WRITTEN in note else note
+                data["recording"] = {"author": author}
+        elif recorded != (ReplyOrigin(data["origin"]) == ReplyOrigin.RECORDED):
+            raise ValueError(f"recorded={recorded!r} contradicts origin={data['origin']!r}")
+        return data
 
 
 class AnswerabilityAssessment(BaseModel):
@@ -100,6 +133,13 @@ class AnswerabilityAssessment(BaseModel):
         """Whether the assessment recommends returning no asserted answer."""
         return self.recommended_action in ABSTAINING_ACTIONS
 
+    @property
+    def origin(self) -> ReplyOrigin | None:
+        """Live or recorded; None when no model was called (or the assessment is PRME's own)."""
+        if not self.model_called or self.provider_metadata is None:
+            return None
+        return self.provider_metadata.origin
+
     def prme_dict(self) -> dict[str, Any]:
         """Only PRME's fields, as PRME dumps them."""
         ours = {"raw_output", "raw_output_sha256", "raw_output_text", "provider_metadata"}
@@ -110,96 +150,83 @@ class AnswerabilityAssessment(BaseModel):
         return data
 
 
-def normalize_inputs(query: str, answer: str | None) -> tuple[str, str | None]:
-    """Strip the query and answer; a blank query or a blank given answer is a ``ValueError``."""
+@dataclass(frozen=True)
+class AssessmentInputs:
+    """A question (and draft) over one citable bundle, normalised once."""
+
+    query: str
+    answer: str | None
+    bundle: MemoryBundle
+
+    @property
+    def context(self) -> str:
+        return self.bundle.exact_context
+
+    @cached_property
+    def references(self) -> dict[str, UUID]:
+        """The citation tokens that occur in the exact context (computed once)."""
+        return valid_references(self.bundle, self.context)
+
+    @property
+    def citable(self) -> bool:
+        """Whether a model is worth asking: a non-empty context with at least one citable token."""
+        return bool(self.context) and bool(self.references)
+
+
+@dataclass(frozen=True)
+class PromptIdentity:
+    """Which prompt asked for the reply: recorded in ``evaluation_id``."""
+
+    version: str = PROMPT_VERSION
+    sha256: str = PROMPT_SHA256
+
+
+def prepare_inputs(query: str, bundle: MemoryBundle, answer: str | None = None) -> AssessmentInputs:
+    """Strip the query and answer and check the bundle can be cited.
+
+    A blank query, a blank given answer or a reader bundle packed without citations is a ``ValueError``;
+    anything but a loaded ``MemoryBundle`` is a ``TypeError`` (load files with ``load_bundle`` first).
+    """
+    if not isinstance(bundle, MemoryBundle):
+        raise TypeError(f"expected a MemoryBundle, got {type(bundle).__name__}; load it with load_bundle() first")
     normalized = query.strip()
     if not normalized:
         raise ValueError("query must be nonempty")
     if answer is not None and not answer.strip():
         raise ValueError("answer must be nonempty when provided")
-    return normalized, answer.strip() if answer is not None else None
+    bundle.ensure_citable()
+    return AssessmentInputs(normalized, answer.strip() if answer is not None else None, bundle)
 
 
-def derive_assessment(
-    query: str,
-    bundle: Any,
-    raw_output: str | dict[str, Any] | RawAssessment,
+def derive(
+    inputs: AssessmentInputs,
+    raw: RawAssessment,
+    raw_text: str | None,
     *,
     config: AnswerabilityConfig,
-    answer: str | None = None,
-    prompt_version: str | None = None,
-    prompt_sha256: str | None = None,
-    model_called: bool = True,
+    prompt: PromptIdentity = PromptIdentity(),
     provider_metadata: ProviderMetadata | None = None,
 ) -> AnswerabilityAssessment:
-    """The pure path from a model's raw reply (JSON text or parsed) to a complete assessment.
-
-    Raises ``ValueError`` for a blank query/answer or an uncitable reader bundle, ``BundleError`` for a bad
-    bundle, and ``AnswerabilityError`` when the reply does not fit the raw-response schema.
-    """
-    query, answer = normalize_inputs(query, answer)
-    bundle = load_bundle(bundle)
-    bundle.ensure_citable()
-    try:
-        raw = parse_reply(raw_output)
-    except ReplyError as exc:
-        excerpt = raw_output if isinstance(raw_output, str) else json.dumps(raw_output, default=str)
-        raise AnswerabilityError(
-            f"the reply does not fit the answerability schema: {exc.reason}",
-            kind=exc.kind,
-            remedy="record a reply with 'requirements' (each: requirement, status, evidence_refs, explanation) "
-            "and a non-empty 'reasoning'",
-            model=config.model,
-            raw_excerpt=excerpt[:500],
-        ) from exc
-    context = bundle.exact_context
-    references = valid_references(bundle, context)
-    fmt = bundle.context_format
-    sites = label_sites(context, fmt, cited_reader=bool(bundle.context_references))
-
-    requirements: list[AnswerabilityRequirement] = []
-    citation_errors: list[str] = []
-    for index, item in enumerate(raw.requirements):
-        checked = check_requirement(index, item, references, sites, bracketed=fmt == ContextFormat.READER)
-        citation_errors.extend(checked.errors)
-        requirements.append(
-            AnswerabilityRequirement(
-                requirement=item.requirement.strip(),
-                status=checked.status,
-                evidence_refs=checked.refs,
-                evidence_ids=checked.ids,
-                explanation=item.explanation.strip(),
-                claimed_status=item.status,
-                citations=checked.decisions,
-            )
-        )
-
+    """The assessment of one parsed reply; ``raw_text`` is None when no model was called."""
+    checked = check_reply(raw, inputs.bundle, inputs.context, inputs.references)
+    requirements = tuple(_requirement(item, result) for item, result in zip(raw.requirements, checked, strict=True))
+    citation_errors = tuple(error for result in checked for error in result.errors)
     verdict, action = derive_verdict(requirement.status for requirement in requirements)
     reasoning = raw.reasoning.strip()
-    identity = {
-        "query_sha256": sha256_text(query),
-        "context_sha256": sha256_text(context),
-        "answer_sha256": sha256_text(answer) if answer is not None else None,
-        "configuration_sha256": sha256_text(canonical_json(config.public_dump())),
-        "prompt_sha256": prompt_sha256 or PROMPT_SHA256,
-        "prompt_version": prompt_version or PROMPT_VERSION,
-    }
+    identity = _identity(inputs, config, prompt)
     eval_id = evaluation_id(identity)
-    if isinstance(raw_output, str):
-        raw_text = raw_output
-    else:
-        raw_text = canonical_json(raw_output if isinstance(raw_output, dict) else raw.model_dump(mode="json"))
+    called = raw_text is not None
     return AnswerabilityAssessment(
         verdict=verdict,
         recommended_action=action,
-        requirements=tuple(requirements),
-        missing_information=tuple(r.requirement for r in requirements if r.status == AnswerabilityStatus.UNSUPPORTED),
-        conflicts=tuple(r.requirement for r in requirements if r.status == AnswerabilityStatus.CONFLICTING),
-        citation_errors=tuple(citation_errors),
+        requirements=requirements,
+        missing_information=_texts(requirements, AnswerabilityStatus.UNSUPPORTED),
+        conflicts=_texts(requirements, AnswerabilityStatus.CONFLICTING),
+        citation_errors=citation_errors,
         reasoning=reasoning,
         provider=config.provider,
         model=config.model,
-        model_called=model_called,
+        model_called=called,
         evaluation_id=eval_id,
         assessment_sha256=assessment_sha256(
             evaluation_id=eval_id,
@@ -209,9 +236,79 @@ def derive_assessment(
             citation_errors=citation_errors,
             reasoning=reasoning,
         ),
-        raw_output=raw.model_dump(mode="json") if model_called else None,
-        raw_output_sha256=sha256_text(raw_text) if model_called else None,
-        raw_output_text=raw_text if model_called else None,
+        raw_output=raw.model_dump(mode="json") if called else None,
+        raw_output_sha256=sha256_text(raw_text) if raw_text is not None else None,
+        raw_output_text=raw_text,
         provider_metadata=provider_metadata,
         **identity,
     )
+
+
+def derive_assessment(
+    query: str,
+    bundle: MemoryBundle,
+    reply: str | RawAssessment,
+    *,
+    config: AnswerabilityConfig,
+    answer: str | None = None,
+    prompt_version: str | None = None,
+    prompt_sha256: str | None = None,
+    model_called: bool = True,
+    provider_metadata: ProviderMetadata | None = None,
+) -> AnswerabilityAssessment:
+    """A complete assessment from a model's reply (its exact JSON text, or a parsed ``RawAssessment``): replay.
+
+    ``model_called=False`` records a reply that no model gave (the no-evidence assessment), with no raw output.
+
+    Raises ``ValueError`` for a blank query/answer or an uncitable reader bundle, ``TypeError`` for anything but
+    a loaded bundle, and ``AnswerabilityError`` when the reply does not fit the raw-response schema.
+    """
+    inputs = prepare_inputs(query, bundle, answer)
+    if isinstance(reply, RawAssessment):
+        raw, text = reply, canonical_json(reply.model_dump(mode="json"))
+    else:
+        raw, text = _parse(reply, config), reply
+    prompt = PromptIdentity(prompt_version or PROMPT_VERSION, prompt_sha256 or PROMPT_SHA256)
+    return derive(inputs, raw, text if model_called else None, config=config, prompt=prompt,
+                  provider_metadata=provider_metadata)
+
+
+def _parse(text: str, config: AnswerabilityConfig) -> RawAssessment:
+    try:
+        return parse_reply(text)
+    except ReplyError as exc:
+        raise AnswerabilityError(
+            f"the reply does not fit the answerability schema: {exc.reason}",
+            kind=exc.kind,
+            remedy="record a reply with 'requirements' (each: requirement, status, evidence_refs, explanation) "
+            "and a non-empty 'reasoning'",
+            model=config.model,
+            raw_excerpt=text[:500],
+        ) from exc
+
+
+def _requirement(item: Any, result: RequirementCitations) -> AnswerabilityRequirement:
+    return AnswerabilityRequirement(
+        requirement=item.requirement.strip(),
+        status=result.status,
+        evidence_refs=result.refs,
+        evidence_ids=result.ids,
+        explanation=item.explanation.strip(),
+        claimed_status=item.status,
+        citations=result.decisions,
+    )
+
+
+def _identity(inputs: AssessmentInputs, config: AnswerabilityConfig, prompt: PromptIdentity) -> dict[str, Any]:
+    return {
+        "query_sha256": sha256_text(inputs.query),
+        "context_sha256": sha256_text(inputs.context),
+        "answer_sha256": sha256_text(inputs.answer) if inputs.answer is not None else None,
+        "configuration_sha256": configuration_sha256(config.public_dump()),
+        "prompt_sha256": prompt.sha256,
+        "prompt_version": prompt.version,
+    }
+
+
+def _texts(requirements: tuple[AnswerabilityRequirement, ...], status: AnswerabilityStatus) -> tuple[str, ...]:
+    return tuple(r.requirement for r in requirements if r.status == status)

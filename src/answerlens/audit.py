@@ -22,6 +22,7 @@ IDENTITY_FIELDS = (
 """The recorded inputs ``evaluation_id`` hashes."""
 
 HASHED_REQUIREMENT_FIELDS = ("evidence_ids", "evidence_refs", "explanation", "requirement", "status")
+"""The fields of each requirement that ``assessment_sha256`` hashes (ids as text)."""
 
 
 def sha256_text(text: str) -> str:
@@ -31,6 +32,11 @@ def sha256_text(text: str) -> str:
 def canonical_json(value: Any) -> str:
     """``json.dumps`` with sorted keys, no spaces and ASCII escapes: the one encoding every hash uses."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def configuration_sha256(public_dump: Mapping[str, Any]) -> str:
+    """The configuration's identity: its non-secret settings in canonical JSON."""
+    return sha256_text(canonical_json(public_dump))
 
 
 def evaluation_id(identity: Mapping[str, Any]) -> str:
@@ -53,19 +59,17 @@ def assessment_sha256(
         "evaluation_id": evaluation_id,
         "reasoning": reasoning,
         "recommended_action": recommended_action,
-        "requirements": [
-            {
-                "evidence_ids": [str(memory_id) for memory_id in item["evidence_ids"]],
-                "evidence_refs": list(item["evidence_refs"]),
-                "explanation": item["explanation"],
-                "requirement": item["requirement"],
-                "status": item["status"],
-            }
-            for item in requirements
-        ],
+        "requirements": [_hashed_requirement(item) for item in requirements],
         "verdict": verdict,
     }
     return sha256_text(canonical_json(result))
+
+
+def _hashed_requirement(item: Mapping[str, Any]) -> dict[str, Any]:
+    hashed = {name: list(item[name]) if name.startswith("evidence") else item[name]
+              for name in HASHED_REQUIREMENT_FIELDS}
+    hashed["evidence_ids"] = [str(memory_id) for memory_id in hashed["evidence_ids"]]
+    return hashed
 
 
 class VerificationReport(BaseModel):
@@ -106,7 +110,6 @@ def verify_assessment(assessment: BaseModel | Mapping[str, Any]) -> Verification
     missing = [field for field in _REQUIRED if field not in data]
     if missing:
         return VerificationReport(ok=False, problems=(f"not an assessment: missing {', '.join(missing)}",))
-    problems: list[str] = []
     requirements = data["requirements"]
     try:
         statuses = [AnswerabilityStatus(item["status"]) for item in requirements]
@@ -121,13 +124,32 @@ def verify_assessment(assessment: BaseModel | Mapping[str, Any]) -> Verification
         )
     except (KeyError, TypeError, ValueError) as exc:
         return VerificationReport(ok=False, problems=(f"malformed requirements: {exc!r}",))
+    problems = [
+        *_hash_problems(data, recomputed_id, recomputed_sha),
+        *_verdict_problems(data, statuses),
+        *_requirement_problems(requirements),
+    ]
+    raw_text, raw_sha = data.get("raw_output_text"), data.get("raw_output_sha256")
+    if isinstance(raw_text, str) and raw_sha is not None and sha256_text(raw_text) != raw_sha:
+        problems.append("raw_output_sha256 does not match the recorded raw_output_text")
+    return VerificationReport(
+        ok=not problems, problems=tuple(problems), evaluation_id=recomputed_id, assessment_sha256=recomputed_sha
+    )
 
+
+def _hash_problems(data: Mapping[str, Any], recomputed_id: str, recomputed_sha: str) -> list[str]:
+    problems = []
     if recomputed_id != data["evaluation_id"]:
         problems.append(f"evaluation_id {data['evaluation_id']} does not match the input hashes ({recomputed_id})")
     if recomputed_sha != data["assessment_sha256"]:
         problems.append(
             f"assessment_sha256 {data['assessment_sha256']} does not match the recorded output ({recomputed_sha})"
         )
+    return problems
+
+
+def _verdict_problems(data: Mapping[str, Any], statuses: list[AnswerabilityStatus]) -> list[str]:
+    problems = []
     if not statuses:
         problems.append("an assessment needs at least one requirement")
     else:
@@ -140,12 +162,17 @@ def verify_assessment(assessment: BaseModel | Mapping[str, Any]) -> Verification
                 f"({action.value!r})"
             )
     for name, status in (("missing_information", "unsupported"), ("conflicts", "conflicting")):
-        expected = [item["requirement"] for item in requirements if item["status"] == status]
+        expected = [item["requirement"] for item in data["requirements"] if item["status"] == status]
         recorded = data.get(name, [])
         if not isinstance(recorded, (list, tuple)):
             problems.append(f"{name} is not a list")
         elif list(recorded) != expected:
             problems.append(f"{name} does not list exactly the {status} requirements")
+    return problems
+
+
+def _requirement_problems(requirements: Sequence[Mapping[str, Any]]) -> list[str]:
+    problems = []
     for index, item in enumerate(requirements):
         refs, ids = list(item["evidence_refs"]), list(item["evidence_ids"])
         if len(refs) != len(ids):
@@ -153,9 +180,4 @@ def verify_assessment(assessment: BaseModel | Mapping[str, Any]) -> Verification
         needed = {"supported": 1, "conflicting": 2}.get(item["status"], 0)
         if len(set(map(str, ids))) < needed:
             problems.append(f"requirement[{index}] is {item['status']} with fewer than {needed} distinct memories")
-    raw_text, raw_sha = data.get("raw_output_text"), data.get("raw_output_sha256")
-    if isinstance(raw_text, str) and raw_sha is not None and sha256_text(raw_text) != raw_sha:
-        problems.append("raw_output_sha256 does not match the recorded raw_output_text")
-    return VerificationReport(
-        ok=not problems, problems=tuple(problems), evaluation_id=recomputed_id, assessment_sha256=recomputed_sha
-    )
+    return problems

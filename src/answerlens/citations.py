@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
-from answerlens.prompts import RawRequirement
+from answerlens.prompts import RawAssessment, RawRequirement
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.verdict import AnswerabilityStatus
 
@@ -168,6 +168,18 @@ def normalize_token(token: str, *, bracketed: bool) -> str:
     return ref
 
 
+def check_reply(raw: RawAssessment, bundle: MemoryBundle, context: str,
+                references: dict[str, UUID]) -> list[RequirementCitations]:
+    """Every requirement of a parsed reply checked against the exact context and its valid references."""
+    fmt = bundle.context_format
+    sites = label_sites(context, fmt, cited_reader=bool(bundle.context_references))
+    bracketed = fmt == ContextFormat.READER
+    return [
+        check_requirement(index, item, references, sites, bracketed=bracketed)
+        for index, item in enumerate(raw.requirements)
+    ]
+
+
 def check_requirement(
     index: int,
     item: RawRequirement,
@@ -177,60 +189,57 @@ def check_requirement(
     bracketed: bool,
 ) -> RequirementCitations:
     """Validate one requirement's citations, then downgrade a claim that lacks enough valid ones."""
-    refs: list[str] = []
-    ids: list[UUID] = []
-    seen: dict[str, CitationDecision] = {}
-    seen_ids: set[UUID] = set()
-    decisions: list[CitationDecision] = []
-    errors: list[str] = []
+    tally = _Tally()
     for token in item.evidence_refs:
-        ref = normalize_token(token, bracketed=bracketed)
+        tally.decide(index, token, normalize_token(token, bracketed=bracketed), references, sites)
+    status = item.status
+    minimum = 2 if status == AnswerabilityStatus.CONFLICTING else 1
+    if status != AnswerabilityStatus.UNSUPPORTED and len(tally.ids) < minimum:
+        tally.errors.append(f"requirement[{index}] {status.value} without {minimum} valid citation(s)")
+        status = AnswerabilityStatus.UNSUPPORTED
+    return RequirementCitations(status=status, refs=tuple(tally.refs), ids=tuple(tally.ids),
+                                decisions=tuple(tally.decisions), errors=tuple(tally.errors))
+
+
+@dataclass
+class _Tally:
+    """One requirement's citations as they are decided, token by token."""
+
+    refs: list[str] = field(default_factory=list)
+    ids: list[UUID] = field(default_factory=list)
+    decisions: list[CitationDecision] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    seen: dict[str, CitationDecision] = field(default_factory=dict)
+
+    def decide(self, index: int, token: str, ref: str, references: dict[str, UUID],
+               sites: dict[str, LabelSite]) -> None:
         site = sites.get(ref) if ref else None
         if not ref:
-            decisions.append(_discard(token, ref, DiscardReason.EMPTY, site=None))
-            continue
-        earlier = seen.get(ref)
+            self.decisions.append(_discard(token, ref, DiscardReason.EMPTY, site=None))
+            return
+        earlier = self.seen.get(ref)
         if earlier is not None:
             # The same token again is skipped silently (no error), as upstream does.
             reason = earlier.reason or DiscardReason.DUPLICATE_MEMORY
-            decisions.append(_discard(token, ref, reason, site=site, memory_id=earlier.memory_id))
-            continue
+            self.decisions.append(_discard(token, ref, reason, site=site, memory_id=earlier.memory_id))
+            return
         memory_id = references.get(ref)
         if memory_id is None:
             error = f"requirement[{index}] cited unknown context reference {ref!r}"
             decision = _discard(token, ref, DiscardReason.UNKNOWN_REFERENCE, site=site, error=error)
-        elif memory_id in seen_ids:
+        elif memory_id in self.ids:
             error = f"requirement[{index}] cited memory {memory_id} more than once"
-            decision = _discard(
-                token, ref, DiscardReason.DUPLICATE_MEMORY, site=site, memory_id=memory_id, error=error
-            )
+            decision = _discard(token, ref, DiscardReason.DUPLICATE_MEMORY, site=site, memory_id=memory_id,
+                                error=error)
         else:
-            error = None
-            decision = CitationDecision(
-                token=token,
-                normalized=ref,
-                decision=Decision.ACCEPTED,
-                memory_id=memory_id,
-                ref=ref,
-                span=site.token if site else None,
-                line=site.line if site else None,
-            )
-            refs.append(ref)
-            ids.append(memory_id)
-            seen_ids.add(memory_id)
-        if error is not None:
-            errors.append(error)
-        seen[ref] = decision
-        decisions.append(decision)
-
-    status = item.status
-    minimum = 2 if status == AnswerabilityStatus.CONFLICTING else 1
-    if status != AnswerabilityStatus.UNSUPPORTED and len(ids) < minimum:
-        errors.append(f"requirement[{index}] {status.value} without {minimum} valid citation(s)")
-        status = AnswerabilityStatus.UNSUPPORTED
-    return RequirementCitations(
-        status=status, refs=tuple(refs), ids=tuple(ids), decisions=tuple(decisions), errors=tuple(errors)
-    )
+            decision = CitationDecision(token=token, normalized=ref, decision=Decision.ACCEPTED, memory_id=memory_id,
+                                        ref=ref, span=site.token if site else None, line=site.line if site else None)
+            self.refs.append(ref)
+            self.ids.append(memory_id)
+        if decision.error is not None:
+            self.errors.append(decision.error)
+        self.seen[ref] = decision
+        self.decisions.append(decision)
 
 
 def _discard(

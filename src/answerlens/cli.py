@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import signal
@@ -19,12 +20,13 @@ from typing import Any, NoReturn
 from pydantic import SecretStr, ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
-from answerlens.audit import verify_assessment
+from answerlens.audit import sha256_text, verify_assessment
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, AnswerlensError, describe_validation
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.explanation import report_lines
-from answerlens.loading import load_bundle, read_json_file
+from answerlens.loading import load_bundle, read_json, read_text
+from answerlens.recording import Recording
 from answerlens.records import ContextFormat
 from answerlens.render import render_bundle
 from answerlens.samples import Sample, is_sample
@@ -134,7 +136,7 @@ def _fail(code: int, message: str) -> int:
 
 
 def _read_source(path_text: str) -> tuple[Any, Sample | None]:
-    data = read_json_file(Path(path_text))
+    data = read_json(Path(path_text))
     if is_sample(data):
         try:
             return data["bundle"], Sample.model_validate(data)
@@ -150,18 +152,9 @@ def _assess(args: argparse.Namespace) -> int:
     if not question:
         raise UsageError("a question is needed: pass -q QUESTION")
     answer = args.answer if args.answer is not None else (sample.answer if sample and not args.question else None)
-    recorded: str | dict[str, Any] | None = None
-    note = None
-    if args.provider == "replay":
-        if args.replay_file is not None:
-            recorded = _read_text(args.replay_file)
-            note = f"recorded reply from {args.replay_file}"
-        elif sample is not None and sample.recorded_reply is not None:
-            recorded, note = sample.recorded_reply, sample.recorded_note
-        else:
-            raise UsageError("--provider replay needs --replay-file RAW.json (or a sample with a recorded reply)")
+    recording = _recording(args, sample) if args.provider == "replay" else None
     config = _config(args, sample)
-    evaluator = AnswerabilityEvaluator(config, recorded_reply=recorded, recorded_note=note)
+    evaluator = AnswerabilityEvaluator(config, recording=recording)
     assessment = asyncio.run(_run(evaluator, question, bundle, answer))
     if args.prompt_version or args.prompt_sha256:
         from answerlens.assessment import derive_assessment
@@ -177,6 +170,26 @@ def _assess(args: argparse.Namespace) -> int:
         )
     _print_assessment(assessment, as_json=args.json)
     return EXIT_OK
+
+
+def _recording(args: argparse.Namespace, sample: Sample | None) -> Recording:
+    if args.replay_file is not None:
+        text = _read_text(args.replay_file)
+        return Recording.of(text, author=None, source=str(args.replay_file),
+                            source_sha256=sha256_text(text))
+    if sample is not None and sample.recorded_reply is not None:
+        source = Path(args.bundle)
+        recording = sample.recording(source=source.name, source_sha256=_file_sha256(source))
+        assert recording is not None
+        return recording
+    raise UsageError("--provider replay needs --replay-file RAW.json (or a sample with a recorded reply)")
+
+
+def _file_sha256(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 async def _run(
@@ -210,12 +223,7 @@ def _config(args: argparse.Namespace, sample: Sample | None) -> AnswerabilityCon
 
 
 def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: not UTF-8 text") from None
+    return read_text(path, error=lambda message, label: UsageError(f"{label}: {message}"))
 
 
 def _print_assessment(assessment: AnswerabilityAssessment, *, as_json: bool) -> None:
@@ -226,7 +234,7 @@ def _print_assessment(assessment: AnswerabilityAssessment, *, as_json: bool) -> 
 
 
 def _verify(args: argparse.Namespace) -> int:
-    data = read_json_file(args.file)
+    data = read_json(args.file)
     targets = _assessments_in(data)
     if not targets:
         raise UsageError(f"{args.file}: no assessment found (expected an assessment or a trial result file)")

@@ -7,13 +7,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-Provider = Literal["ollama", "openai", "llamacpp", "replay"]
+from answerlens.providers.kinds import provider_kind
 
-DEFAULT_BASE_URLS: dict[str, str] = {
-    "ollama": "http://127.0.0.1:11434/v1",
-    "openai": "https://api.openai.com/v1",
-    "llamacpp": "http://127.0.0.1:8080/v1",
-}
+Provider = Literal["ollama", "openai", "llamacpp", "replay"]
 
 UPSTREAM_FIELDS = frozenset(
     {"provider", "model", "api_key", "base_url", "max_retries", "timeout", "temperature", "reasoning_effort"}
@@ -86,7 +82,7 @@ class AnswerabilityConfig(BaseModel):
     @property
     def effective_base_url(self) -> str | None:
         """``base_url``, or the provider's default when unset."""
-        return self.base_url or DEFAULT_BASE_URLS.get(self.provider)
+        return self.base_url or provider_kind(self.provider).default_base_url
 
     def public_dump(self) -> dict[str, Any]:
         """The non-secret settings that identify this configuration (what ``configuration_sha256`` hashes).

@@ -1,4 +1,4 @@
-"""``AnswerabilityEvaluator``: load, check, ask the model once (with bounded re-asks), derive in code."""
+"""``AnswerabilityEvaluator``: load the bundle, ask the model once (with bounded re-asks), derive in code."""
 
 from __future__ import annotations
 
@@ -7,31 +7,38 @@ from typing import Any
 
 import httpx
 
-from answerlens.assessment import AnswerabilityAssessment, ProviderMetadata, derive_assessment, normalize_inputs
-from answerlens.citations import valid_references
+from answerlens.assessment import (
+    AnswerabilityAssessment,
+    PromptIdentity,
+    ProviderMetadata,
+    derive,
+    prepare_inputs,
+)
 from answerlens.config import AnswerabilityConfig
 from answerlens.loading import load_bundle
-from answerlens.prompts import NO_EVIDENCE_RAW, PROMPT_SHA256, PROMPT_VERSION, SYSTEM_PROMPT, user_message
-from answerlens.provider import Engine, client_timeout, failures_for, make_client, make_engine, request_raw_assessment
+from answerlens.prompts import NO_EVIDENCE_RAW, SYSTEM_PROMPT, user_message
+from answerlens.providers.ask import RawReply, make_engine, request_raw_assessment
+from answerlens.providers.engine import Engine
+from answerlens.providers.http import client_timeout, failures_for, make_client
+from answerlens.providers.replay import ReplayEngine
+from answerlens.recording import Recording, ReplyOrigin
 
 
 class AnswerabilityEvaluator:
     """Reusable client for cited, set-level answerability checks; one ``httpx.AsyncClient`` per instance.
 
-    ``recorded_reply`` feeds the ``replay`` provider; ``transport`` is handed to httpx (benchmarks use it).
+    ``recording`` feeds the ``replay`` provider; ``transport`` is handed to httpx (benchmarks use it).
     """
 
     def __init__(
         self,
         config: AnswerabilityConfig | None = None,
         *,
-        recorded_reply: str | dict[str, Any] | None = None,
-        recorded_note: str | None = None,
+        recording: Recording | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.config = config if config is not None else AnswerabilityConfig()
-        self._recorded = recorded_reply
-        self._recorded_note = recorded_note
+        self._recording = recording
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self._engine: Engine | None = None
@@ -45,7 +52,7 @@ class AnswerabilityEvaluator:
         if self._engine is None:
             # The engine lives as long as the client: it remembers what the server rejected (think,
             # json_schema) so later calls do not pay for the same refusal again.
-            self._engine = make_engine(self.config, self._client, failures_for(self.config), self._recorded)
+            self._engine = make_engine(self.config, self._client, failures_for(self.config), self._recording)
         return self._engine
 
     async def assess(self, query: str, bundle: Any, *, answer: str | None = None) -> AnswerabilityAssessment:
@@ -55,45 +62,21 @@ class AnswerabilityEvaluator:
         Provider, timeout, transport and schema failures raise ``AnswerabilityError``; a reader bundle
         packed without citations raises ``ValueError``; a bad bundle raises ``BundleError``.
         """
-        query, answer = normalize_inputs(query, answer)
-        bundle = load_bundle(bundle)
-        bundle.ensure_citable()
-        context = bundle.exact_context
-        if not context or not valid_references(bundle, context):
-            return derive_assessment(query, bundle, NO_EVIDENCE_RAW, config=self.config, answer=answer,
-                                     model_called=False)
+        inputs = prepare_inputs(query, load_bundle(bundle), answer)
+        prompt = PromptIdentity()
+        if not inputs.citable:
+            return derive(inputs, NO_EVIDENCE_RAW, None, config=self.config, prompt=prompt)
         engine = self._ensure_engine()
-        failures = failures_for(self.config)
         reply = await request_raw_assessment(
             engine,
-            failures,
+            failures_for(self.config),
             SYSTEM_PROMPT,
-            user_message(query, context, answer),
+            user_message(inputs.query, inputs.context, inputs.answer),
             max_retries=self.config.max_retries,
             timeout=self.config.timeout,
         )
-        metadata = ProviderMetadata(
-            engine=engine.name,
-            base_url=engine.base_url,
-            recorded=engine.name == "replay",
-            recorded_note=self._recorded_note if engine.name == "replay" else None,
-            latency_ms=round(reply.latency_ms, 3),
-            attempts=reply.attempts,
-            prompt_tokens=reply.last.prompt_tokens,
-            completion_tokens=reply.last.completion_tokens,
-            finish_reason=reply.last.finish_reason,
-            response_format=reply.last.response_format,
-        )
-        return derive_assessment(
-            query,
-            bundle,
-            reply.text,
-            config=self.config,
-            answer=answer,
-            prompt_version=PROMPT_VERSION,
-            prompt_sha256=PROMPT_SHA256,
-            provider_metadata=metadata,
-        )
+        return derive(inputs, reply.raw, reply.text, config=self.config, prompt=prompt,
+                      provider_metadata=_metadata(engine, reply))
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -108,6 +91,22 @@ class AnswerabilityEvaluator:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
+
+
+def _metadata(engine: Engine, reply: RawReply) -> ProviderMetadata:
+    recording = engine.recording.ref if isinstance(engine, ReplayEngine) else None
+    return ProviderMetadata(
+        engine=engine.name,
+        base_url=engine.base_url,
+        origin=ReplyOrigin.RECORDED if recording is not None else ReplyOrigin.LIVE,
+        recording=recording,
+        latency_ms=round(reply.latency_ms, 3),
+        attempts=reply.attempts,
+        prompt_tokens=reply.last.prompt_tokens,
+        completion_tokens=reply.last.completion_tokens,
+        finish_reason=reply.last.finish_reason,
+        response_format=reply.last.response_format,
+    )
 
 
 async def assess_answerability(

@@ -91,8 +91,8 @@ def report_lines(assessment: AnswerabilityAssessment) -> list[str]:
         f"verdict: {assessment.verdict.value}    action: {assessment.recommended_action.value}",
         f"provider: {assessment.provider}    model: {assessment.model}    ({source})",
     ]
-    if meta is not None and meta.recorded and meta.recorded_note:
-        lines.append(f"recording: {meta.recorded_note}")
+    if meta is not None and meta.recording is not None:
+        lines.append(f"recording: {meta.recording.note}")
     lines.append("")
     for index, requirement in enumerate(assessment.requirements):
         claimed = requirement.claimed_status

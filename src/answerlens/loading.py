@@ -7,8 +7,10 @@ path, never a bare traceback.
 from __future__ import annotations
 
 import json
+import math
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -150,7 +152,7 @@ def load_bundle(source: Any, *, name: str | None = None) -> MemoryBundle:
     if isinstance(source, (Path, os.PathLike)):
         return _load_path(Path(source))
     if isinstance(source, bytes):
-        return _from_json_text(_decode(source, name or "<bytes>"), name or "<bytes>")
+        return _from_json_text(decode(source, name or "<bytes>", max_bytes=MAX_BUNDLE_BYTES), name or "<bytes>")
     if isinstance(source, str):
         stripped = source.lstrip()
         if stripped.startswith(("{", "[", "\"")):
@@ -169,49 +171,144 @@ def load_bundle(source: Any, *, name: str | None = None) -> MemoryBundle:
     )
 
 
-def read_json_file(path: Path, *, max_bytes: int = MAX_BUNDLE_BYTES, error: type[BundleError] = BundleError) -> Any:
-    """Read a JSON file with a size limit; every failure is a ``BundleError`` naming the file."""
+ErrorFactory = Callable[[str, "str | None"], Exception]
+"""Builds the error a reader raises from a message and the source's label."""
+
+
+def _bundle_error(message: str, label: str | None) -> Exception:
+    return BundleError(message, source=label)
+
+
+def read_text(path: Path, *, max_bytes: int = MAX_BUNDLE_BYTES, error: ErrorFactory = _bundle_error) -> str:
+    """A file's UTF-8 text, read in bounded chunks whatever the file is (regular file, FIFO, device).
+
+    A regular file over the limit is refused before reading; anything else stops one chunk past it.
+    """
     label = str(path)
     try:
+        if path.is_dir():
+            raise error("is a directory, not a JSON file", label)
         size = path.stat().st_size
+        if path.is_file() and size > max_bytes:
+            raise error(_too_large(size, max_bytes), label)
+        chunks, total = [], 0
+        with path.open("rb") as handle:
+            while chunk := handle.read(min(1 << 20, max_bytes + 1 - total)):
+                chunks.append(chunk)
+                total += len(chunk)
+                if total > max_bytes:
+                    raise error(f"is larger than the limit of {_mb(max_bytes)} — pack fewer records", label)
     except FileNotFoundError:
-        raise error("file not found", source=label) from None
+        raise error("file not found", label) from None
     except OSError as exc:
-        raise error(f"cannot read file ({exc.strerror})", source=label) from None
-    if path.is_dir():
-        raise error("is a directory, not a JSON file", source=label)
-    if size > max_bytes:
-        raise error(
-            f"file is {size / MB:.1f} MB; the limit is {max_bytes / MB:.0f} MB — pack fewer records",
-            source=label,
-        )
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise error(f"cannot read file ({exc.strerror})", source=label) from None
-    return parse_json(_decode(data, label), label)
+        raise error(f"cannot read file ({exc.strerror or exc})", label) from None
+    return decode(b"".join(chunks), label, error=error)
 
 
-def parse_json(text: str, label: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BundleError(
-            f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", source=label
-        ) from None
-    except RecursionError:
-        raise BundleError("JSON is nested too deeply", source=label) from None
+def _too_large(size: int, max_bytes: int) -> str:
+    return f"file is {size / MB:.1f} MB; the limit is {_mb(max_bytes)} — pack fewer records"
 
 
-def _decode(data: bytes, label: str) -> str:
+def _mb(size: int) -> str:
+    return f"{size / MB:.0f} MB" if size >= 10 * MB else f"{size / MB:.2g} MB"
+
+
+def decode(data: bytes, label: str | None, *, max_bytes: int | None = None,
+           error: ErrorFactory = _bundle_error) -> str:
+    """UTF-8 text (a leading BOM is dropped); bytes over ``max_bytes`` or not UTF-8 are refused."""
+    if max_bytes is not None and len(data) > max_bytes:
+        raise error(_too_large(len(data), max_bytes), label)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise BundleError(f"not UTF-8 text (byte {exc.start})", source=label) from None
+        raise error(f"not UTF-8 text (byte {exc.start})", label) from None
+
+
+def parse_json(text: str, label: str | None, *, error: ErrorFactory = _bundle_error) -> Any:
+    """JSON that Python can hold exactly: no lone surrogate in a string, no number out of range.
+
+    Every failure names the line and column, or the JSON path of the offending value.
+    """
+    found: list[str] = []
+    try:
+        data = json.loads(text, parse_int=_int_or_marker(found), parse_float=_float_or_marker(found))
+    except json.JSONDecodeError as exc:
+        raise error(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", label) from None
+    except RecursionError:
+        raise error("JSON is nested too deeply", label) from None
+    if found or _SURROGATE_ESCAPE.search(text):
+        problem = _unrepresentable(data)
+        if problem is not None:
+            raise error(problem, label)
+    return data
+
+
+def read_json(path: Path, *, max_bytes: int = MAX_BUNDLE_BYTES, error: ErrorFactory = _bundle_error) -> Any:
+    """The one bounded JSON reader: ``read_text`` then ``parse_json``."""
+    return parse_json(read_text(path, max_bytes=max_bytes, error=error), str(path), error=error)
+
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+class _OutOfRange:
+    """A JSON number Python cannot hold exactly (kept as its text until the path is known)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _int_or_marker(found: list[str]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            return int(text)
+        except ValueError:  # more digits than int() converts
+            found.append(text)
+            return _OutOfRange(text)
+    return parse
+
+
+def _float_or_marker(found: list[str]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        value = float(text)
+        if math.isinf(value):
+            found.append(text)
+            return _OutOfRange(text)
+        return value
+    return parse
+
+
+def _unrepresentable(data: Any) -> str | None:
+    """The first out-of-range number or lone surrogate, with its JSON path (walked without recursion)."""
+    stack: list[tuple[Any, str]] = [(data, "$")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, _OutOfRange):
+            shown = value.text if len(value.text) <= 24 else f"{value.text[:20]}… ({len(value.text)} digits)"
+            return f"at {path}: the number {shown} is out of range"
+        if isinstance(value, str) and _has_lone_surrogate(value):
+            return f"at {path}: the text holds a lone surrogate (an unpaired \\ud800–\\udfff escape), not valid Unicode"
+        if isinstance(value, dict):
+            for key, item in reversed(value.items()):
+                if _has_lone_surrogate(key):
+                    return f"at {path}: a key holds a lone surrogate, not valid Unicode"
+                stack.append((item, f"{path}.{key}"))
+        elif isinstance(value, list):
+            stack.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(value))))
+    return None
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _load_path(path: Path) -> MemoryBundle:
-    return _from_data(read_json_file(path), str(path))
+    return _from_data(read_json(path), str(path))
 
 
 def _from_json_text(text: str, label: str) -> MemoryBundle:

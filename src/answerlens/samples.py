@@ -8,7 +8,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from answerlens.errors import BundleError, describe_validation
-from answerlens.loading import load_bundle, read_json_file
+from answerlens.loading import load_bundle, read_json
+from answerlens.recording import HAND_WRITTEN, Recording
 from answerlens.records import MemoryBundle
 
 
@@ -31,17 +32,18 @@ class Sample(BaseModel):
     bundle: dict[str, Any] | list[Any]
     recorded_reply: dict[str, Any] | None = None
     recorded_reply_source: str = Field(
-        default="hand-written",
+        default=HAND_WRITTEN,
         description="Who wrote the recorded reply: 'hand-written', or the model that produced it",
     )
     recorded_model: str = "recorded"
     expected: Expected = Expected()
 
-    @property
-    def recorded_note(self) -> str:
-        if self.recorded_reply_source == "hand-written":
-            return "hand-written recorded reply (not produced by a model)"
-        return f"recorded reply produced by {self.recorded_reply_source}"
+    def recording(self, source: str | None = None, source_sha256: str | None = None) -> Recording | None:
+        """The recorded reply as a ``Recording`` (None when the sample has none); ``source`` names its file."""
+        if self.recorded_reply is None:
+            return None
+        return Recording.of(self.recorded_reply, author=self.recorded_reply_source, source=source,
+                            source_sha256=source_sha256)
 
     def load(self, name: str | None = None) -> MemoryBundle:
         return load_bundle(self.bundle, name=name)
@@ -52,7 +54,7 @@ def is_sample(data: Any) -> bool:
 
 
 def load_sample(path: Path) -> Sample:
-    data = read_json_file(path)
+    data = read_json(path)
     try:
         return Sample.model_validate(data)
     except ValidationError as exc:

@@ -85,7 +85,8 @@ def test_a_file_with_no_assessment_says_so() -> None:
 def _assessment(raw: dict) -> dict:
     bundle = load_bundle(PRME / "bundles" / "bundle_reader_citations.json")
     config = AnswerabilityConfig(provider="replay", model="stub")
-    return derive_assessment("What database and cache…?", bundle, raw, config=config).model_dump(mode="json")
+    reply = json.dumps(raw)
+    return derive_assessment("What database and cache…?", bundle, reply, config=config).model_dump(mode="json")
 
 
 def test_diff_aligns_by_requirement_text() -> None:

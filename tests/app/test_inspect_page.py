@@ -139,7 +139,7 @@ def test_upload_simple_format_then_assess_with_an_uploaded_reply() -> None:
     at.run()
     assess(at)
     assert verdicts(at) == ["answerable"]
-    assert "recorded reply from the file reply.json" in html(at)
+    assert "recorded reply (its author is not stated), from reply.json" in html(at)
 
 
 @pytest.mark.parametrize(

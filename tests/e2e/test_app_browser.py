@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from answerlens import AnswerabilityConfig, derive_assessment
-from answerlens.provider import ReplayEngine
+from answerlens.providers.replay import ReplayEngine
 from answerlens.samples import load_sample
 from answerlens.ui.common.markup import DISCARDED_BG, colour, tint
 from tests.e2e.conftest import TIMEOUT, choose, radio, settle, shoot, source_kind, style

@@ -18,10 +18,10 @@ REPLAY = AnswerabilityConfig(provider="replay", model="hand-written")
 
 def test_recorded_run_is_labelled_and_its_raw_reply_exported_exactly() -> None:
     sample = load_sample(SAMPLES / "conflicting_deploy_freeze.json")
-    run = runner.assess(REPLAY, sample.load(), sample.question, recorded_reply=sample.recorded_reply,
-                        recorded_note=sample.recorded_note)
-    assert run.failure is None and run.assessment is not None
-    assert runner.source_label(run.assessment) == ("recorded response (hand-written)", sample.recorded_note)
+    recording = sample.recording(source="conflicting_deploy_freeze.json")
+    run = runner.assess(REPLAY, sample.load(), sample.question, recording=recording)
+    assert run.failure is None and run.assessment is not None and recording is not None
+    assert runner.source_label(run.assessment) == ("recorded response (hand-written)", recording.ref.note)
     raw = exports.raw_reply(run.assessment)
     assert raw is not None and raw.note and raw.note.startswith("exact")
     assert raw.data == run.assessment.raw_output_text
@@ -32,7 +32,7 @@ def test_recorded_run_is_labelled_and_its_raw_reply_exported_exactly() -> None:
 
 def test_reader_without_citations_is_a_failure_with_the_fix() -> None:
     sample = load_sample(SAMPLES / "reader_without_citations.json")
-    run = runner.assess(REPLAY, sample.load(), sample.question, recorded_reply=sample.recorded_reply)
+    run = runner.assess(REPLAY, sample.load(), sample.question, recording=sample.recording())
     assert run.assessment is None and run.failure is not None
     assert run.failure.kind == "uncitable" and "PRME_PACKING__CONTEXT_CITATIONS=true" in (run.failure.remedy or "")
 
@@ -77,7 +77,7 @@ def test_invalid_settings_name_the_field() -> None:
 def test_history_add_select_and_find() -> None:
     state: dict = {}
     sample = load_sample(SAMPLES / "speech_act_eslint.json")
-    run = runner.assess(REPLAY, sample.load(), sample.question, recorded_reply=sample.recorded_reply)
+    run = runner.assess(REPLAY, sample.load(), sample.question, recording=sample.recording())
     assert run.assessment is not None
     first = history.add(state, source="a", question="q", assessment=run.assessment, context="", label="l")
     second = history.add(state, source="b", question="q", assessment=run.assessment, context="", label="l")
@@ -90,7 +90,7 @@ def test_history_add_select_and_find() -> None:
 
 def test_requirements_csv_defuses_formulas() -> None:
     sample = load_sample(SAMPLES / "compact_citation_errors.json")
-    run = runner.assess(REPLAY, sample.load(), sample.question, recorded_reply=sample.recorded_reply)
+    run = runner.assess(REPLAY, sample.load(), sample.question, recording=sample.recording())
     assert run.assessment is not None
     text = exports.requirements_csv(run.assessment).data
     assert text.splitlines()[0] == ",".join(exports.CSV_COLUMNS)

@@ -12,9 +12,12 @@ from typing import Any
 
 import streamlit as st
 
-from answerlens.config import DEFAULT_BASE_URLS, AnswerabilityConfig
+from answerlens.audit import sha256_text
+from answerlens.config import AnswerabilityConfig
 from answerlens.errors import BundleError
-from answerlens.preflight import Preflight
+from answerlens.providers.kinds import provider_kind
+from answerlens.providers.preflight import Preflight
+from answerlens.recording import Recording
 from answerlens.ui.common import local_model_view, runner, sources
 from answerlens.ui.common.local_model import State
 from answerlens.ui.common.markup import notice_html
@@ -32,8 +35,7 @@ DEFAULT_TIMEOUTS = {"ollama": 120.0, "openai": 120.0, "llamacpp": 300.0}
 class Choice:
     config: AnswerabilityConfig | None
     problem: str | None = None
-    recorded_reply: str | dict[str, Any] | None = None
-    recorded_note: str | None = None
+    recording: Recording | None = None
 
     @property
     def recorded(self) -> bool:
@@ -95,7 +97,8 @@ def _settings(prefix: str, provider: str) -> dict[str, Any]:
 
 
 def _live(prefix: str, provider: str, source: Source | None, recorded: bool) -> Choice:
-    base_url = st.text_input("Base URL", value=DEFAULT_BASE_URLS[provider], key=f"{prefix}.base_url.{provider}")
+    base_url = st.text_input("Base URL", value=provider_kind(provider).default_base_url or "",
+                             key=f"{prefix}.base_url.{provider}")
     model_key = f"{prefix}.model.{provider}"
     model_slot = st.empty()
     api_key = st.text_input("API key", type="password", key=f"{prefix}.api_key.{provider}",
@@ -191,25 +194,24 @@ def _preflight_line(prefix: str, config: AnswerabilityConfig, check: Preflight, 
 def _recorded(prefix: str, source: Source | None) -> Choice:
     sample = source.sample if source is not None else None
     if sample is not None and sample.recorded_reply is not None:
-        note = sample.recorded_note
-        st.html(notice_html("warning", "Recorded response", f"{note}; model label: {sample.recorded_model}",
-                            remedy=None))
+        recording = sample.recording(source=source.name if source is not None else None)
+        assert recording is not None
+        st.html(notice_html("warning", "Recorded response",
+                            f"{recording.ref.note}; model label: {sample.recorded_model}", remedy=None))
         config = AnswerabilityConfig(provider="replay", model=sample.recorded_model)
-        return Choice(config, recorded_reply=sample.recorded_reply, recorded_note=note)
+        return Choice(config, recording=recording)
     upload = st.file_uploader("Recorded reply (the model's raw JSON reply)", type=["json"],
                               key=f"{prefix}.reply_upload")
     if upload is None:
         st.html(notice_html("info", "This bundle has no recorded reply",
                             remedy="upload a raw reply file, or choose a live provider; an empty bundle needs "
                             "no reply (no model is called)"))
-        return Choice(AnswerabilityConfig(provider="replay", model="recorded"),
-                      recorded_note="no recorded reply")
+        return Choice(AnswerabilityConfig(provider="replay", model="recorded"))
     try:
         text = sources.reply_text(upload.getvalue(), upload.name)
     except BundleError as exc:
         st.html(notice_html("error", "The reply file cannot be read", str(exc)))
         return Choice(None, str(exc))
-    note = f"recorded reply from the file {upload.name}"
-    st.html(notice_html("warning", "Recorded response", note))
-    return Choice(AnswerabilityConfig(provider="replay", model="recorded"), recorded_reply=text,
-                  recorded_note=note)
+    recording = Recording.of(text, author=None, source=upload.name, source_sha256=sha256_text(text))
+    st.html(notice_html("warning", "Recorded response", recording.ref.note))
+    return Choice(AnswerabilityConfig(provider="replay", model="recorded"), recording=recording)

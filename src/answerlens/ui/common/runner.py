@@ -17,7 +17,8 @@ from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, BundleError, describe_validation
 from answerlens.evaluator import AnswerabilityEvaluator
-from answerlens.preflight import Preflight, preflight
+from answerlens.providers.preflight import Preflight, preflight
+from answerlens.recording import Recording
 from answerlens.records import ContextFormat, MemoryBundle
 
 log = logging.getLogger(__name__)
@@ -88,10 +89,9 @@ def make_config(endpoint: Endpoint) -> AnswerabilityConfig:
 def source_label(assessment: AnswerabilityAssessment) -> tuple[str, str | None]:
     """How a result is labelled: ``recorded response`` (with its note) or the live engine, or no call."""
     meta = assessment.provider_metadata
-    if meta is not None and meta.recorded:
-        note = meta.recorded_note
-        hand = note is not None and "hand-written" in note
-        return (f"{RECORDED} (hand-written)" if hand else RECORDED), note
+    if meta is not None and meta.recording is not None:
+        hand = meta.recording.hand_written
+        return (f"{RECORDED} (hand-written)" if hand else RECORDED), meta.recording.note
     if not assessment.model_called:
         return "no model call (no citable evidence)", None
     where = f" at {meta.base_url}" if meta is not None and meta.base_url else ""
@@ -104,13 +104,12 @@ def assess(
     question: str,
     answer: str | None = None,
     *,
-    recorded_reply: str | dict[str, Any] | None = None,
-    recorded_note: str | None = None,
+    recording: Recording | None = None,
 ) -> Run:
     """Assess once; every expected failure (and, as a last resort, any bug) comes back as a ``Failure``."""
     started = time.perf_counter()
     try:
-        assessment = asyncio.run(_assess(config, bundle, question, answer, recorded_reply, recorded_note))
+        assessment = asyncio.run(_assess(config, bundle, question, answer, recording))
     except AnswerabilityError as exc:
         failure = _provider_failure(exc)
     except BundleError as exc:
@@ -127,8 +126,8 @@ def assess(
 
 
 async def _assess(config: AnswerabilityConfig, bundle: MemoryBundle, question: str, answer: str | None,
-                  recorded_reply: str | dict[str, Any] | None, recorded_note: str | None) -> AnswerabilityAssessment:
-    evaluator = AnswerabilityEvaluator(config, recorded_reply=recorded_reply, recorded_note=recorded_note)
+                  recording: Recording | None) -> AnswerabilityAssessment:
+    evaluator = AnswerabilityEvaluator(config, recording=recording)
     async with evaluator:
         return await evaluator.assess(question, bundle, answer=answer)
 

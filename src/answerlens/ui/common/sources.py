@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from answerlens.errors import BundleError, describe_validation
-from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle, parse_json, read_json_file
+from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle, parse_json, read_json
 from answerlens.records import MemoryBundle
 from answerlens.samples import Sample, is_sample, list_samples
 
@@ -78,7 +78,7 @@ def from_data(data: Any, name: str) -> Source:
 
 
 def from_path(path: Path) -> Source:
-    return from_data(read_json_file(path), path.name)
+    return from_data(read_json(path), path.name)
 
 
 def from_bytes(data: bytes, name: str) -> Source:

@@ -38,7 +38,7 @@ def assess(prefix: str, choice: Choice, source: Source, question: str, answer: s
         return
     with st.spinner("Assessing…", show_time=True):
         run = runner.assess(choice.config, source.bundle, question, answer,
-                            recorded_reply=choice.recorded_reply, recorded_note=choice.recorded_note)
+                            recording=choice.recording)
     if run.assessment is None:
         st.session_state[failure_key] = run.failure
         return
@@ -141,8 +141,8 @@ def audit_facts(a: AnswerabilityAssessment, label: str) -> list[tuple[str, Any]]
     if meta is not None:
         if meta.base_url:
             facts.append(("base_url", meta.base_url))
-        if meta.recorded_note:
-            facts.append(("recording", meta.recorded_note))
+        if meta.recording is not None:
+            facts.append(("recording", meta.recording.note))
         if meta.latency_ms is not None:
             facts.append(("latency", f"{meta.latency_ms:,.0f} ms, {meta.attempts} attempt(s)"))
         if meta.prompt_tokens is not None or meta.completion_tokens is not None:

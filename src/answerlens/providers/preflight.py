@@ -15,7 +15,17 @@ import httpx
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
 from answerlens.prompts import SYSTEM_PROMPT
-from answerlens.provider import Failures, as_int, auth_headers, failures_for, json_body, make_client, ollama_root
+from answerlens.providers.http import (
+    Failures,
+    as_int,
+    auth_headers,
+    failures_for,
+    json_body,
+    make_client,
+    ollama_root,
+    send,
+)
+from answerlens.providers.kinds import Wire, provider_kind
 
 CHARS_PER_TOKEN = 4.2
 """A rough, model-independent ratio for estimating tokens from characters (preflight only)."""
@@ -44,19 +54,8 @@ class Preflight:
 
 async def _get(client: httpx.AsyncClient, url: str, headers: dict[str, str], failures: Failures,
                payload: dict[str, Any] | None = None) -> dict[str, Any]:
-    try:
-        if payload is None:
-            response = await client.get(url, headers=headers)
-        else:
-            response = await client.post(url, json=payload, headers=headers)
-    except httpx.TransportError as exc:
-        raise failures.transport(exc) from exc
-    except (httpx.HTTPError, httpx.InvalidURL, ValueError, OverflowError, OSError) as exc:
-        raise failures.error("transport", f"the request to {failures.where} could not be sent "
-                             f"({type(exc).__name__})", "check the base URL (scheme, host and port)") from exc
-    if response.status_code >= 400:
-        raise failures.status(response)
-    return json_body(response, failures)
+    method = "GET" if payload is None else "POST"
+    return json_body(await send(client, failures, method, url, headers=headers, payload=payload), failures)
 
 
 async def _list_models(
@@ -65,7 +64,7 @@ async def _list_models(
     base_url = config.effective_base_url
     assert base_url is not None
     headers = auth_headers(config)
-    if config.provider == "ollama":
+    if provider_kind(config.provider).wire == Wire.OLLAMA:
         data = await _get(client, f"{ollama_root(base_url)}/api/tags", headers, failures)
         entries, key = data.get("models"), "name"
     else:
@@ -82,7 +81,7 @@ async def list_models(config: AnswerabilityConfig, *, timeout: float = 3.0) -> l
 
     The replay provider offers none. Failures raise ``AnswerabilityError`` as chat calls do.
     """
-    if config.provider == "replay":
+    if provider_kind(config.provider).wire == Wire.RECORDED:
         return []
     async with make_client(config, timeout) as client:
         return await _list_models(client, config, failures_for(config))
@@ -105,7 +104,8 @@ async def preflight(
     what to do. Optional facts the server does not tell (version, context window) are None.
     """
     estimate = math.ceil(context_chars / CHARS_PER_TOKEN) if context_chars is not None else None
-    if config.provider == "replay":
+    kind = provider_kind(config.provider)
+    if kind.wire == Wire.RECORDED:
         return Preflight(reachable=True, server="recorded response", context_tokens_estimate=estimate)
     failures = failures_for(config)
     async with make_client(config, timeout) as client:
@@ -116,9 +116,9 @@ async def preflight(
             reachable = exc.kind not in _NO_ANSWER
             return Preflight(reachable=reachable, context_tokens_estimate=estimate, problem=str(exc))
         # A llama.cpp server answers with the one model it loaded, whatever name is asked for.
-        listed = models and config.provider != "llamacpp"
-        found = _has_model(models, config.model) if listed or config.provider == "ollama" else None
-        if config.provider == "ollama":
+        listed = models and kind.lists_models
+        found = _has_model(models, config.model) if listed or kind.wire == Wire.OLLAMA else None
+        if kind.wire == Wire.OLLAMA:
             server, window = await _ollama_facts(client, config, failures, found is True)
         else:
             server, window = await _openai_facts(client, config, failures)
@@ -129,7 +129,7 @@ async def preflight(
     problem = None
     if found is False:
         remedy = "pick a listed model"
-        if config.provider == "ollama":
+        if kind.wire == Wire.OLLAMA:
             remedy = f"pull it with `ollama pull {config.model}` or pick a listed model"
         problem = f"model {config.model!r} is not on {failures.server} — {remedy}"
     elif fits is False:

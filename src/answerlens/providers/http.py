@@ -1,0 +1,234 @@
+"""The one HTTP seam for model calls and preflight: sending, status and body checks, and every failure mapped.
+
+Every foreign failure becomes an ``AnswerabilityError`` here (``Failures``), with a message that names the server
+and model and says what to do. The API key is sent only as a header and redacted from anything a server sends.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import ssl
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from answerlens.config import AnswerabilityConfig
+from answerlens.errors import AnswerabilityError
+from answerlens.providers.kinds import KINDS
+
+EXCERPT_CHARS = 500
+
+
+@dataclass
+class Failures:
+    """Where foreign failures become ``AnswerabilityError``.
+
+    Text that came from elsewhere (a response body, a transport error, the model's reply) is redacted before it
+    is cut or quoted; our own wording is not, so a placeholder key such as ``ollama`` cannot mangle a remedy like
+    ``ollama serve``.
+    """
+
+    engine: str
+    base_url: str | None
+    model: str
+    secret: str | None = field(default=None, repr=False)
+
+    def error(self, kind: str, message: str, remedy: str, raw: str | None = None) -> AnswerabilityError:
+        return AnswerabilityError(
+            message,
+            kind=kind,
+            remedy=remedy,
+            base_url=self.base_url,
+            model=self.model,
+            raw_excerpt=self.redact(raw)[:EXCERPT_CHARS] if raw is not None else None,
+        )
+
+    def redact(self, text: str) -> str:
+        return text.replace(self.secret, "***") if self.secret else text
+
+    @property
+    def server(self) -> str:
+        """The server as prose: ``Ollama at http://…/v1``."""
+        kind = KINDS.get(self.engine)
+        return f"{kind.server if kind else self.engine} at {self.base_url}"
+
+    @property
+    def where(self) -> str:
+        return f"{self.server} (model {self.model!r})"
+
+    def transport(self, exc: httpx.TransportError) -> AnswerabilityError:
+        detail = self.redact(str(exc) or type(exc).__name__)
+        if isinstance(exc, httpx.ConnectTimeout):
+            return self.error("connect_timeout", f"connecting to {self.where} timed out",
+                              "check the base URL and that the server is up")
+        if isinstance(exc, httpx.TimeoutException):
+            return self.error("read_timeout", f"{self.where} did not answer in time ({type(exc).__name__})",
+                              "raise the timeout, use a smaller model, or shorten the context")
+        if isinstance(exc, httpx.ConnectError):
+            if self.engine == "ollama":
+                remedy = "start it with `ollama serve`, or use the recorded response"
+            else:
+                remedy = "start the server (or `answerlens serve-model`), or correct the base URL"
+            return self.error("connection_refused", f"{self.where} is not reachable ({detail})", remedy)
+        return self.error("transport",
+                          f"the connection to {self.where} failed ({type(exc).__name__}: {detail})",
+                          "check that the server is healthy and retry")
+
+    def unsendable(self, exc: Exception) -> AnswerabilityError:
+        return self.error("transport", f"the request to {self.where} could not be sent "
+                          f"({type(exc).__name__}: {self.redact(str(exc))})",
+                          "check the base URL (scheme, host and port) and the API key")
+
+    def status(self, response: httpx.Response) -> AnswerabilityError:
+        code = response.status_code
+        body = self.redact(error_text(response))
+        lowered = body.lower()
+        if code == 404 and self.engine == "ollama" and _is_missing_model(lowered):
+            return self.error("model_not_found", f"model {self.model!r} is not on Ollama at {self.base_url}",
+                              f"pull it with `ollama pull {self.model}` or pick another model", body)
+        if code == 404:
+            return self.error("not_found", f"{self.where} answered HTTP 404: {body[:200]}",
+                              "check the base URL (it should end in /v1) and the model name", body)
+        if code == 400 and ("exceeds the available context size" in lowered or "context length" in lowered):
+            return self.error("context_too_long", f"{self.where} cannot take this context: {body[:200]}",
+                              "raise the server's context window (`answerlens serve-model --ctx N`, or num_ctx), "
+                              "or pack a smaller bundle", body)
+        if code == 400 and "does not support thinking" in lowered:
+            return self.error("thinking_unsupported", f"{self.where} does not support thinking ({body[:200]})",
+                              "turn thinking off (think=false, no reasoning_effort)", body)
+        if code in (401, 403):
+            return self.error("unauthorized", f"{self.where} refused the request (HTTP {code}: {body[:200]})",
+                              "check the API key (set it in the environment variable you pass)", body)
+        if code == 429:
+            retry_after = response.headers.get("Retry-After", "").strip()
+            wait = f"wait {retry_after} s" if retry_after.isdigit() else "wait"
+            return self.error("rate_limited", f"{self.where} is rate limiting (HTTP 429: {body[:200]})",
+                              f"{wait} and retry, or lower the concurrency", body)
+        if code >= 500:
+            return self.error("server_error", f"{self.where} failed with HTTP {code}: {body[:200]}",
+                              "check the server's log; retry once it is healthy", body)
+        return self.error("http_error", f"{self.where} rejected the request with HTTP {code}: {body[:200]}",
+                          "check the model name and the server's supported options", body)
+
+    def body(self, response: httpx.Response, problem: str) -> AnswerabilityError:
+        return self.error("bad_body",
+                          f"{self.where} returned {self.redact(problem)} (HTTP {response.status_code})",
+                          "check that the base URL points at the API (…/v1) of the right kind of server",
+                          response.text)
+
+    def truncated(self, reason: str, text: str) -> AnswerabilityError:
+        return self.error("truncated", f"the output of {self.where} was truncated ({reason})",
+                          "raise num_ctx/max_tokens, or shorten the context", text)
+
+    def timeout(self, seconds: float, attempts: int) -> AnswerabilityError:
+        return self.error("timeout", f"{self.where} did not finish within {seconds:g} s (the whole call, "
+                          f"retries included; {attempts} request(s) started)",
+                          "raise the timeout, or use a faster model")
+
+
+def failures_for(config: AnswerabilityConfig) -> Failures:
+    return Failures(
+        engine=config.provider,
+        base_url=config.effective_base_url,
+        model=config.model,
+        secret=config.api_key.get_secret_value() if config.api_key is not None else None,
+    )
+
+
+def _is_missing_model(lowered_body: str) -> bool:
+    # Ollama says `model "x" not found, try pulling it first`; a bare "404 page not found" is a wrong URL.
+    return "model" in lowered_body and "not found" in lowered_body
+
+
+def error_text(response: httpx.Response) -> str:
+    """The error message a server put in its body (``{"error": …}`` shapes), or the body text."""
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text.strip()
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict):
+            return str(error.get("message") or error)
+        if error:
+            return str(error)
+    return response.text.strip()
+
+
+async def send(client: httpx.AsyncClient, failures: Failures, method: str, url: str, *,
+               headers: dict[str, str], payload: dict[str, Any] | None = None) -> httpx.Response:
+    """One request; transport problems and unsendable requests raise ``AnswerabilityError``; any status returns."""
+    try:
+        return await client.request(method, url, json=payload, headers=headers)
+    except httpx.TransportError as exc:
+        raise failures.transport(exc) from exc
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError, OverflowError, OSError) as exc:
+        raise failures.unsendable(exc) from exc
+
+
+def json_body(response: httpx.Response, failures: Failures) -> dict[str, Any]:
+    """The response as a JSON object; an error status or any other body raises ``AnswerabilityError``."""
+    if response.status_code >= 400:
+        raise failures.status(response)
+    try:
+        data = response.json()
+    except ValueError:
+        excerpt = failures.redact(response.text)[:200]
+        raise failures.body(response, f"a body that is not JSON: {excerpt!r}") from None
+    if not isinstance(data, dict):
+        raise failures.body(response, "a JSON body that is not an object")
+    return data
+
+
+def auth_headers(config: AnswerabilityConfig) -> dict[str, str]:
+    if config.api_key is None:
+        return {}
+    return {"Authorization": f"Bearer {config.api_key.get_secret_value()}"}
+
+
+def as_int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def ollama_root(base_url: str) -> str:
+    """Ollama's native API root from a base URL as users write it (``…:11434/v1``)."""
+    return base_url[: -len("/v1")] if base_url.endswith("/v1") else base_url
+
+
+def client_timeout(config: AnswerabilityConfig) -> httpx.Timeout:
+    """Per-request httpx limits under the whole-call deadline of ``request_raw_assessment``.
+
+    Connecting may take at most half the budget (and 10 s), so an unreachable host reads as a connect timeout;
+    reads get a second more than the budget, so a slow server always meets the whole-call deadline (kind
+    ``timeout``) rather than racing it.
+    """
+    return httpx.Timeout(config.timeout + 1.0, connect=min(config.timeout / 2, 10.0))
+
+
+def make_client(config: AnswerabilityConfig, timeout: float | httpx.Timeout,
+                transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
+    """The httpx client for one configured server.
+
+    A loopback server is reached directly: an ``HTTP_PROXY`` from the environment must not carry requests for a
+    local Ollama to a proxy that cannot see it. The TLS context is built once per process, because building it
+    costs tens of milliseconds and preflight makes a client per call.
+    """
+    return httpx.AsyncClient(timeout=timeout, transport=transport, verify=_ssl_context(),
+                             trust_env=not _is_loopback(config.effective_base_url))
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    return httpx.create_ssl_context()
+
+
+def _is_loopback(url: str | None) -> bool:
+    host = httpx.URL(url).host if url else ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -1,0 +1,104 @@
+"""OpenAI-compatible chat servers (``POST {base_url}/chat/completions``), and llama.cpp's server among them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from answerlens.config import AnswerabilityConfig
+from answerlens.prompts import RESPONSE_SCHEMA, RESPONSE_SCHEMA_NAME
+from answerlens.providers.engine import ChatReply
+from answerlens.providers.http import Failures, as_int, auth_headers, error_text, json_body, send
+
+LLAMACPP_MAX_TOKENS = 1024
+"""Reply bound for llama.cpp servers when none is configured: a looping small model stops here."""
+
+
+class OpenAIEngine:
+    """A strict ``json_schema`` response format, falling back to ``json_object`` (and remembering it) when the
+    server rejects ``json_schema``."""
+
+    name = "openai"
+    truncates_unless_stopped = False
+
+    def __init__(self, config: AnswerabilityConfig, client: httpx.AsyncClient, failures: Failures) -> None:
+        self.config = config
+        self.client = client
+        self.failures = failures
+        self.base_url = config.effective_base_url
+        self.response_format = "json_schema"
+
+    def _payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        config = self.config
+        payload: dict[str, Any] = {
+            "model": config.model,
+            "messages": messages,
+            "temperature": config.temperature,
+        }
+        if self.response_format == "json_schema":
+            payload["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": RESPONSE_SCHEMA_NAME, "schema": RESPONSE_SCHEMA, "strict": True},
+            }
+        else:
+            payload["response_format"] = {"type": "json_object"}
+        if config.seed is not None:
+            payload["seed"] = config.seed
+        if config.max_tokens is not None:
+            payload["max_tokens"] = config.max_tokens
+        if config.reasoning_effort is not None:
+            payload["reasoning_effort"] = config.reasoning_effort
+        return payload
+
+    async def chat(self, messages: list[dict[str, str]]) -> ChatReply:
+        url = f"{self.base_url}/chat/completions"
+        headers = auth_headers(self.config)
+        response = await send(self.client, self.failures, "POST", url, headers=headers,
+                              payload=self._payload(messages))
+        if self.response_format == "json_schema" and _rejects_json_schema(response):
+            self.response_format = "json_object"
+            response = await send(self.client, self.failures, "POST", url, headers=headers,
+                                  payload=self._payload(messages))
+        data = json_body(response, self.failures)
+        try:
+            choice = data["choices"][0]
+            content = choice["message"].get("content")
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise self.failures.body(response, "no choices[0].message") from None
+        usage = data.get("usage")
+        if not isinstance(usage, dict):
+            usage = {}
+        return ChatReply(
+            text=self.failures.redact(content) if isinstance(content, str) else "",
+            finish_reason=choice.get("finish_reason"),
+            prompt_tokens=as_int(usage.get("prompt_tokens")),
+            completion_tokens=as_int(usage.get("completion_tokens")),
+            response_format=self.response_format,
+        )
+
+
+class LlamaCppEngine(OpenAIEngine):
+    """llama.cpp's OpenAI-compatible server (the embedded one, or any ``llama-server``).
+
+    Sends what only this engine understands: ``repeat_penalty`` 1.1 (at 1.0 long prompts looped until the token
+    bound), ``cache_prompt: false`` (prompt-cache reuse changed otherwise identical outputs), and a bounded
+    ``max_tokens``. Any finish reason but ``stop`` means the JSON was cut short.
+    """
+
+    name = "llamacpp"
+    truncates_unless_stopped = True
+
+    def _payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        payload = super()._payload(messages)
+        payload["repeat_penalty"] = 1.1
+        payload["cache_prompt"] = False
+        payload["max_tokens"] = self.config.max_tokens or LLAMACPP_MAX_TOKENS
+        return payload
+
+
+def _rejects_json_schema(response: httpx.Response) -> bool:
+    if response.status_code not in (400, 404, 415, 422, 501):
+        return False
+    text = error_text(response).lower()
+    return "response_format" in text or "json_schema" in text or "schema" in text
