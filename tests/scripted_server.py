@@ -12,7 +12,7 @@ import json
 import socket
 import threading
 from collections import defaultdict, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -33,6 +33,11 @@ class Reply:
     content_type: str = "application/json"
     headers: tuple[tuple[str, str], ...] = ()
     """Extra response headers, e.g. ``(("Retry-After", "7"),)``."""
+    stream: Callable[[], Iterable[bytes]] | None = None
+    """Send these chunks (chunked transfer encoding) instead of ``body``; the server stops early when the
+    client hangs up, and ``sent`` counts what went out."""
+    drip: float = 0.0
+    """Seconds to wait before each streamed chunk."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +127,8 @@ class ScriptedServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self.requests: list[Recorded] = []
+        self.sent = 0
+        """Bytes of streamed bodies written so far."""
         self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01},
@@ -207,11 +214,31 @@ class ScriptedServer:
                     return
                 self.send_response(reply.status)
                 self.send_header("Content-Type", reply.content_type)
+                if reply.stream is not None:
+                    self._stream(reply)
+                    return
                 self.send_header("Content-Length", str(len(reply.body)))
                 for name, value in reply.headers:
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(reply.body)
+
+            def _stream(self, reply: Reply) -> None:
+                for name, value in reply.headers:
+                    self.send_header(name, value)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                self.close_connection = True
+                try:
+                    for chunk in reply.stream():  # type: ignore[misc]
+                        if reply.drip and server._stopping.wait(reply.drip):
+                            return
+                        self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                        with server._lock:
+                            server.sent += len(chunk)
+                    self.wfile.write(b"0\r\n\r\n")
+                except OSError:
+                    return  # the client hung up (a capped read): what was sent is counted
 
             do_GET = _serve
             do_POST = _serve

@@ -11,6 +11,10 @@ from answerlens.providers.kinds import provider_kind
 
 Provider = Literal["ollama", "openai", "llamacpp", "replay"]
 
+DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024
+"""Largest decoded reply body read when ``max_reply_bytes`` is unset (8 MiB)."""
+MAX_REPLY_BYTES_LIMIT = 1024 * 1024 * 1024
+
 UPSTREAM_FIELDS = frozenset(
     {"provider", "model", "api_key", "base_url", "max_retries", "timeout", "temperature", "reasoning_effort"}
 )
@@ -20,7 +24,8 @@ UPSTREAM_FIELDS = frozenset(
 class AnswerabilityConfig(BaseModel):
     """Provider settings. ``api_key`` never appears in repr, dumps used for hashing, errors or exports."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    # hide_input_in_errors: a rejected api_key (or any value) is never echoed in a validation error.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, hide_input_in_errors=True)
 
     provider: Provider = "ollama"
     """``ollama`` (native API), ``openai`` (any OpenAI-compatible server), ``llamacpp`` (a llama.cpp server,
@@ -44,6 +49,8 @@ class AnswerabilityConfig(BaseModel):
     """answerlens: Ollama ``think``; unset sends ``false``."""
     max_tokens: int | None = Field(default=None, gt=0)
     """answerlens: bound on the reply length (OpenAI-compatible servers)."""
+    max_reply_bytes: int | None = Field(default=None, gt=0, le=MAX_REPLY_BYTES_LIMIT)
+    """answerlens: largest decoded HTTP body read from the server (default 8 MiB); past it the call fails."""
 
     @field_validator("model")
     @classmethod
@@ -74,10 +81,26 @@ class AnswerabilityConfig(BaseModel):
 
     @field_validator("api_key")
     @classmethod
-    def _ascii_key(cls, value: SecretStr | None) -> SecretStr | None:
-        if value is not None and not value.get_secret_value().isascii():
+    def _header_safe_key(cls, value: SecretStr | None) -> SecretStr | None:
+        # The messages never quote the key: a key with a stray newline would otherwise be echoed back.
+        if value is None:
+            return None
+        key = value.get_secret_value()
+        if not key.isascii():
             raise ValueError("the API key must be ASCII (it is sent as an HTTP header)")
+        if any(ord(char) < 32 or ord(char) == 127 for char in key):
+            raise ValueError("the API key contains a control character (a line break or tab?); copy it again "
+                             "without them")
+        if key != key.strip():
+            raise ValueError("the API key starts or ends with whitespace; remove it")
+        if not key:
+            raise ValueError("the API key is empty; leave it unset instead")
         return value
+
+    @property
+    def reply_limit(self) -> int:
+        """The body size at which reading a reply stops."""
+        return self.max_reply_bytes or DEFAULT_MAX_REPLY_BYTES
 
     @property
     def effective_base_url(self) -> str | None:

@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from answerlens.errors import describe_validation
 from answerlens.verdict import AnswerabilityStatus
@@ -53,6 +53,14 @@ NO_EVIDENCE_EXPLANATION = "The packed memory bundle contains no citable entries.
 NO_EVIDENCE_REASONING = "No packed memory evidence is available."
 
 
+def _not_blank(value: str) -> str:
+    # Upstream accepts whitespace-only texts (its fields only need one character); a blank requirement or
+    # reason explains nothing, so it is a schema violation here (re-asked, then an error).
+    if not value.strip():
+        raise ValueError("must not be blank (whitespace only)")
+    return value
+
+
 class RawRequirement(BaseModel):
     """One requirement as the model states it, before any citation is checked."""
 
@@ -63,6 +71,8 @@ class RawRequirement(BaseModel):
     evidence_refs: list[str] = Field(default_factory=list)
     explanation: str = Field(min_length=1)
 
+    _texts_not_blank = field_validator("requirement", "explanation")(_not_blank)
+
 
 class RawAssessment(BaseModel):
     """The model's whole reply (PRME's raw-response schema)."""
@@ -71,6 +81,8 @@ class RawAssessment(BaseModel):
 
     requirements: list[RawRequirement] = Field(min_length=1)
     reasoning: str = Field(min_length=1)
+
+    _reasoning_not_blank = field_validator("reasoning")(_not_blank)
 
 
 NO_EVIDENCE_RAW = RawAssessment(

@@ -85,7 +85,7 @@ async def _ask(engine: Engine, failures: Failures, system: str, user: str, max_r
         except ReplyError as exc:
             if attempt > max_retries:
                 raise _reply_failure(failures, exc, reply.text, attempt) from exc
-            messages = [*messages, {"role": "assistant", "content": reply.text},
+            messages = [*messages, {"role": "assistant", "content": echo_excerpt(reply.text)},
                         {"role": "user", "content": reask_message(exc)}]
             continue
         return RawReply(raw=raw, text=reply.text, last=reply, attempts=attempt,
@@ -93,8 +93,18 @@ async def _ask(engine: Engine, failures: Failures, system: str, user: str, max_r
     raise AssertionError("unreachable")
 
 
+REASK_ECHO_CHARS = 2000
+"""How much of an invalid reply is sent back when re-asking: enough to recognise, never the whole of a huge one."""
+
+
+def echo_excerpt(text: str) -> str:
+    if len(text) <= REASK_ECHO_CHARS:
+        return text
+    return f"{text[:REASK_ECHO_CHARS]}… [{len(text) - REASK_ECHO_CHARS} more characters not repeated]"
+
+
 def reask_message(exc: ReplyError) -> str:
-    return (f"That reply was invalid: {exc.reason}. Reply again with only a JSON object matching the schema: "
+    return (f"That reply was invalid: {exc.reason[:REASK_ECHO_CHARS]}. Reply again with only a JSON object matching the schema: "
             "requirements (each with requirement, status, evidence_refs, explanation) and reasoning.")
 
 

@@ -1,16 +1,23 @@
-"""The one HTTP seam for model calls and preflight: sending, status and body checks, and every failure mapped.
+"""The one HTTP seam for model calls and preflight: sending, bounded reading, status and body checks, and every
+failure mapped.
 
 Every foreign failure becomes an ``AnswerabilityError`` here (``Failures``), with a message that names the server
-and model and says what to do. The API key is sent only as a header and redacted from anything a server sends.
+and model and says what to do. Only a 2xx answer is a reply; redirects are never followed (a model call is not
+re-sent to wherever a proxy points). Bodies are streamed and reading stops past ``max_reply_bytes`` of decoded
+content, so a huge or inflating body costs a bounded amount of memory. The API key is sent only as a header and
+redacted, in its escaped forms too, from anything a server sends.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import ipaddress
+import json
 import ssl
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import httpx
 
@@ -19,6 +26,24 @@ from answerlens.errors import AnswerabilityError
 from answerlens.providers.kinds import KINDS
 
 EXCERPT_CHARS = 500
+ERROR_BODY_BYTES = 64 * 1024
+"""How much of a refusal's body is read for its message."""
+
+
+@dataclass(frozen=True)
+class HttpReply:
+    """A server's answer, read whole but bounded: status, headers and the decoded body text."""
+
+    status_code: int
+    headers: httpx.Headers
+    text: str
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status_code < 300
+
+    def json(self) -> Any:
+        return json.loads(self.text)
 
 
 @dataclass
@@ -46,7 +71,12 @@ class Failures:
         )
 
     def redact(self, text: str) -> str:
-        return text.replace(self.secret, "***") if self.secret else text
+        """The text with the key, and the key as ``repr``, JSON and URLs escape it, replaced by ``***``."""
+        if not self.secret:
+            return text
+        for form in secret_forms(self.secret):
+            text = text.replace(form, "***")
+        return text
 
     @property
     def server(self) -> str:
@@ -81,10 +111,18 @@ class Failures:
                           f"({type(exc).__name__}: {self.redact(str(exc))})",
                           "check the base URL (scheme, host and port) and the API key")
 
-    def status(self, response: httpx.Response) -> AnswerabilityError:
+    def status(self, response: HttpReply) -> AnswerabilityError:
         code = response.status_code
         body = self.redact(error_text(response))
         lowered = body.lower()
+        if 300 <= code < 400:
+            target = self.redact(response.headers.get("Location", "") or "nowhere stated")
+            return self.error("redirect", f"{self.where} answered HTTP {code}, a redirect to {target}; answerlens "
+                              "does not follow redirects for model calls",
+                              "set the base URL to the final address (check the scheme: http vs https)", body)
+        if code < 200:
+            return self.error("http_error", f"{self.where} answered HTTP {code}, which is not a reply",
+                              "check that the base URL points at the model server's API", body)
         if code == 404 and self.engine == "ollama" and _is_missing_model(lowered):
             return self.error("model_not_found", f"model {self.model!r} is not on Ollama at {self.base_url}",
                               f"pull it with `ollama pull {self.model}` or pick another model", body)
@@ -112,7 +150,12 @@ class Failures:
         return self.error("http_error", f"{self.where} rejected the request with HTTP {code}: {body[:200]}",
                           "check the model name and the server's supported options", body)
 
-    def body(self, response: httpx.Response, problem: str) -> AnswerabilityError:
+    def too_large(self, limit: int) -> AnswerabilityError:
+        return self.error("reply_too_large", f"{self.where} sent a body larger than {limit / 1048576:g} MB; "
+                          "reading stopped there", "check the server, or raise max_reply_bytes if the reply is "
+                          "genuinely that large")
+
+    def body(self, response: HttpReply, problem: str) -> AnswerabilityError:
         return self.error("bad_body",
                           f"{self.where} returned {self.redact(problem)} (HTTP {response.status_code})",
                           "check that the base URL points at the API (…/v1) of the right kind of server",
@@ -142,7 +185,13 @@ def _is_missing_model(lowered_body: str) -> bool:
     return "model" in lowered_body and "not found" in lowered_body
 
 
-def error_text(response: httpx.Response) -> str:
+def secret_forms(secret: str) -> list[str]:
+    """The key as it may appear in text that leaves the process: raw, ``repr``-, JSON- and URL-escaped."""
+    forms = {secret, repr(secret)[1:-1], json.dumps(secret)[1:-1], quote(secret, safe=""), quote_plus(secret)}
+    return sorted((form for form in forms if form), key=len, reverse=True)
+
+
+def error_text(response: HttpReply) -> str:
     """The error message a server put in its body (``{"error": …}`` shapes), or the body text."""
     try:
         data = response.json()
@@ -158,23 +207,48 @@ def error_text(response: httpx.Response) -> str:
 
 
 async def send(client: httpx.AsyncClient, failures: Failures, method: str, url: str, *,
-               headers: dict[str, str], payload: dict[str, Any] | None = None) -> httpx.Response:
-    """One request; transport problems and unsendable requests raise ``AnswerabilityError``; any status returns."""
+               headers: dict[str, str], payload: dict[str, Any] | None = None, max_bytes: int,
+               deadline: float | None = None) -> HttpReply:
+    """One request, its body streamed and capped; transport problems and unsendable requests raise
+    ``AnswerabilityError``; any status returns (callers check it). ``deadline`` bounds the whole exchange."""
     try:
-        return await client.request(method, url, json=payload, headers=headers)
+        async with asyncio.timeout(deadline):
+            async with client.stream(method, url, json=payload, headers=headers) as response:
+                ok = 200 <= response.status_code < 300
+                body = await _read_capped(response, max_bytes if ok else ERROR_BODY_BYTES, failures, strict=ok)
+                return HttpReply(response.status_code, response.headers,
+                                 body.decode(response.encoding or "utf-8", errors="replace"))
+    except TimeoutError:
+        if deadline is None:
+            raise
+        raise failures.transport(httpx.ReadTimeout(f"no complete answer within {deadline:g} s")) from None
     except httpx.TransportError as exc:
         raise failures.transport(exc) from exc
-    except (httpx.HTTPError, httpx.InvalidURL, ValueError, OverflowError, OSError) as exc:
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError, OverflowError, OSError, LookupError) as exc:
         raise failures.unsendable(exc) from exc
 
 
-def json_body(response: httpx.Response, failures: Failures) -> dict[str, Any]:
-    """The response as a JSON object; an error status or any other body raises ``AnswerabilityError``."""
-    if response.status_code >= 400:
+async def _read_capped(response: httpx.Response, limit: int, failures: Failures, *, strict: bool) -> bytes:
+    """The decoded body up to ``limit`` bytes: past it a reply is refused (``strict``), an error body cut."""
+    chunks, total = [], 0
+    async for chunk in response.aiter_bytes():
+        total += len(chunk)
+        if total > limit:
+            if strict:
+                raise failures.too_large(limit)
+            chunks.append(chunk[: len(chunk) - (total - limit)])
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def json_body(response: HttpReply, failures: Failures) -> dict[str, Any]:
+    """The reply as a JSON object; any status but 2xx, or any other body, raises ``AnswerabilityError``."""
+    if not response.ok:
         raise failures.status(response)
     try:
         data = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         excerpt = failures.redact(response.text)[:200]
         raise failures.body(response, f"a body that is not JSON: {excerpt!r}") from None
     if not isinstance(data, dict):
@@ -215,7 +289,7 @@ def make_client(config: AnswerabilityConfig, timeout: float | httpx.Timeout,
     local Ollama to a proxy that cannot see it. The TLS context is built once per process, because building it
     costs tens of milliseconds and preflight makes a client per call.
     """
-    return httpx.AsyncClient(timeout=timeout, transport=transport, verify=_ssl_context(),
+    return httpx.AsyncClient(timeout=timeout, transport=transport, verify=_ssl_context(), follow_redirects=False,
                              trust_env=not _is_loopback(config.effective_base_url))
 
 

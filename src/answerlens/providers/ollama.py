@@ -9,7 +9,15 @@ import httpx
 from answerlens.config import AnswerabilityConfig
 from answerlens.prompts import RESPONSE_SCHEMA
 from answerlens.providers.engine import ChatReply
-from answerlens.providers.http import Failures, as_int, auth_headers, error_text, json_body, ollama_root, send
+from answerlens.providers.http import (
+    Failures,
+    as_int,
+    auth_headers,
+    error_text,
+    json_body,
+    ollama_root,
+    send,
+)
 
 
 class OllamaEngine:
@@ -50,7 +58,7 @@ class OllamaEngine:
         url = f"{ollama_root(self.base_url)}/api/chat"
         headers = auth_headers(self.config)
         response = await send(self.client, self.failures, "POST", url, headers=headers,
-                              payload=self._payload(messages))
+                              payload=self._payload(messages), max_bytes=self.config.reply_limit)
         if (
             response.status_code == 400
             and "does not support thinking" in error_text(response).lower()
@@ -60,7 +68,7 @@ class OllamaEngine:
             # We only sent think=false to be explicit; servers that reject the field get it left out.
             self._send_think = False
             response = await send(self.client, self.failures, "POST", url, headers=headers,
-                                  payload=self._payload(messages))
+                                  payload=self._payload(messages), max_bytes=self.config.reply_limit)
         data = json_body(response, self.failures)
         message = data.get("message")
         if not isinstance(message, dict) or not isinstance(message.get("content"), str):

@@ -9,7 +9,7 @@ import httpx
 from answerlens.config import AnswerabilityConfig
 from answerlens.prompts import RESPONSE_SCHEMA, RESPONSE_SCHEMA_NAME
 from answerlens.providers.engine import ChatReply
-from answerlens.providers.http import Failures, as_int, auth_headers, error_text, json_body, send
+from answerlens.providers.http import Failures, HttpReply, as_int, auth_headers, error_text, json_body, send
 
 LLAMACPP_MAX_TOKENS = 1024
 """Reply bound for llama.cpp servers when none is configured: a looping small model stops here."""
@@ -55,11 +55,11 @@ class OpenAIEngine:
         url = f"{self.base_url}/chat/completions"
         headers = auth_headers(self.config)
         response = await send(self.client, self.failures, "POST", url, headers=headers,
-                              payload=self._payload(messages))
+                              payload=self._payload(messages), max_bytes=self.config.reply_limit)
         if self.response_format == "json_schema" and _rejects_json_schema(response):
             self.response_format = "json_object"
             response = await send(self.client, self.failures, "POST", url, headers=headers,
-                                  payload=self._payload(messages))
+                                  payload=self._payload(messages), max_bytes=self.config.reply_limit)
         data = json_body(response, self.failures)
         try:
             choice = data["choices"][0]
@@ -97,7 +97,7 @@ class LlamaCppEngine(OpenAIEngine):
         return payload
 
 
-def _rejects_json_schema(response: httpx.Response) -> bool:
+def _rejects_json_schema(response: HttpReply) -> bool:
     if response.status_code not in (400, 404, 415, 422, 501):
         return False
     text = error_text(response).lower()

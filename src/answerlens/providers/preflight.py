@@ -29,6 +29,8 @@ from answerlens.providers.kinds import Wire, provider_kind
 
 CHARS_PER_TOKEN = 4.2
 """A rough, model-independent ratio for estimating tokens from characters (preflight only)."""
+PREFLIGHT_MAX_BYTES = 8 * 1024 * 1024
+"""Largest model listing or model card read (a listing of thousands of models is far smaller)."""
 REPLY_RESERVE_TOKENS = 1024
 """Room kept for the model's reply when judging whether a context fits (``max_tokens`` when set)."""
 
@@ -55,7 +57,11 @@ class Preflight:
 async def _get(client: httpx.AsyncClient, url: str, headers: dict[str, str], failures: Failures,
                payload: dict[str, Any] | None = None) -> dict[str, Any]:
     method = "GET" if payload is None else "POST"
-    return json_body(await send(client, failures, method, url, headers=headers, payload=payload), failures)
+    # httpx bounds each phase (connect, each read); the deadline bounds a server that drips its answer.
+    deadline = 2 * (client.timeout.read or 3.0)
+    reply = await send(client, failures, method, url, headers=headers, payload=payload,
+                       max_bytes=PREFLIGHT_MAX_BYTES, deadline=deadline)
+    return json_body(reply, failures)
 
 
 async def _list_models(
