@@ -104,8 +104,9 @@ def echo_excerpt(text: str) -> str:
 
 
 def reask_message(exc: ReplyError) -> str:
-    return (f"That reply was invalid: {exc.reason[:REASK_ECHO_CHARS]}. Reply again with only a JSON object matching the schema: "
-            "requirements (each with requirement, status, evidence_refs, explanation) and reasoning.")
+    return (f"That reply was invalid: {exc.reason[:REASK_ECHO_CHARS]}. Reply again with only a JSON object "
+            "matching the schema: requirements (each with requirement, status, evidence_refs, explanation) and "
+            "reasoning.")
 
 
 def _reply_failure(failures: Failures, exc: ReplyError, text: str, attempts: int) -> Exception:
