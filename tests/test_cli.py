@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from answerlens.cli import main
-from tests.paths import PRME
+from tests.paths import PRME, SAMPLES
 
 QUESTION = "What database and cache does the dashboard API use, and what is Craig's background?"
 RAW = PRME / "assessments" / "raw_output_reader_openai.json"
@@ -121,3 +121,20 @@ def test_console_script_is_installed() -> None:
     script = Path(sys.executable).with_name("answerlens")
     result = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "assess" in result.stdout
+
+
+def test_verify_with_the_bundle_rederives_decisions(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    sample = str(SAMPLES / "conflicting_deploy_freeze.json")
+    code, out, _ = run(capsys, "assess", sample, "--provider", "replay", "--json")
+    assert code == 0
+    path = tmp_path / "assessment.json"
+    path.write_text(out)
+    code, out, _ = run(capsys, "verify", str(path), "--bundle", sample)
+    assert code == 0 and "ok (1 assessment verified)" in out
+    data = json.loads(path.read_text())
+    data["requirements"][0]["citations"][0]["span"] = {"start": 0, "end": 1}
+    path.write_text(json.dumps(data))
+    code, out, _ = run(capsys, "verify", str(path), "--bundle", sample)
+    assert code == 1 and "requirements[0].citations[0].span" in out
+    code, out, _ = run(capsys, "verify", str(path), "--bundle", str(PRME / "bundles" / "bundle_compact.json"))
+    assert code == 1 and "context_sha256: the bundle given is not the one assessed" in out

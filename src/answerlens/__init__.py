@@ -5,7 +5,6 @@ The public API mirrors PRME's answerability evaluator and adds loading, renderin
 
 from answerlens.abstention import should_abstain
 from answerlens.assessment import AnswerabilityAssessment, AnswerabilityRequirement, ProviderMetadata, derive_assessment
-from answerlens.audit import VerificationReport, verify_assessment
 from answerlens.citations import CitationDecision, Decision, DiscardReason, Span
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, AnswerlensError, BundleError, DatasetError, TrialError
@@ -15,6 +14,7 @@ from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, SYSTEM_PROMPT
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.render import render_bundle
 from answerlens.verdict import AnswerabilityAction, AnswerabilityStatus, AnswerabilityVerdict
+from answerlens.verification import VerificationReport, verify_assessment
 
 __version__ = "0.1.0"
 

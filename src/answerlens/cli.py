@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 from pydantic import SecretStr, ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
-from answerlens.audit import sha256_text, verify_assessment
+from answerlens.audit import sha256_text
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, AnswerlensError, describe_validation
 from answerlens.evaluator import AnswerabilityEvaluator
@@ -33,6 +33,7 @@ from answerlens.samples import Sample, is_sample
 from answerlens.trials.runner import Progress, load_dataset, run_trial
 from answerlens.trials.summary import load_gates, read_trial
 from answerlens.trials.summary import report_lines as trial_report_lines
+from answerlens.verification import verify_assessment
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_BAD_INPUT, EXIT_PROVIDER = 0, 1, 2, 3
 
@@ -63,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = commands.add_parser("verify", help="verify an assessment or a trial result file")
     verify.add_argument("file", type=Path)
+    verify.add_argument("--bundle", help="the bundle the assessment was made over: re-derive every citation "
+                        "decision and span from its exact context")
     verify.set_defaults(handler=_verify)
 
     trial = commands.add_parser("trial", help="run repeated trials over a labelled dataset (resumable)")
@@ -238,9 +241,10 @@ def _verify(args: argparse.Namespace) -> int:
     targets = _assessments_in(data)
     if not targets:
         raise UsageError(f"{args.file}: no assessment found (expected an assessment or a trial result file)")
+    bundle = load_bundle(_read_source(args.bundle)[0], name=args.bundle) if args.bundle else None
     failures = 0
     for label, assessment in targets:
-        report = verify_assessment(assessment)
+        report = verify_assessment(assessment, bundle=bundle)
         if not report.ok:
             failures += 1
             for problem in report.problems:

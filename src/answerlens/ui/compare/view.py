@@ -7,11 +7,11 @@ from typing import Any
 
 import streamlit as st
 
-from answerlens.audit import VerificationReport
 from answerlens.errors import BundleError
 from answerlens.ui.common import history, sources
 from answerlens.ui.common.markup import STATUS_COLOURS, cell, esc, notice_html, outcome_cell, table_html
 from answerlens.ui.compare.viewmodel import Comparison, assessments_in
+from answerlens.verification import VerificationReport
 
 HASHES = frozenset({"query_sha256", "context_sha256", "answer_sha256", "configuration_sha256", "prompt_sha256",
                     "evaluation_id", "assessment_sha256", "raw_output_sha256"})

@@ -11,7 +11,6 @@ from typing import Any
 
 import streamlit as st
 
-from answerlens.audit import verify_assessment
 from answerlens.explanation import HASH_FIELDS
 from answerlens.trials.summary import RUN_KIND, UPSTREAM_KIND
 from answerlens.ui.common import history, runner
@@ -33,6 +32,7 @@ from answerlens.ui.trials import viewmodel as trial_results
 from answerlens.ui.trials.run_view import Shown
 from answerlens.ui.trials.sources import InspectTarget, inspect_target, run_dataset
 from answerlens.ui.trials.viewmodel import SampleRef
+from answerlens.verification import verify_assessment
 
 INSPECT_PAGE = "pages/inspect.py"
 

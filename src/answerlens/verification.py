@@ -1,0 +1,267 @@
+"""Verifying a stored assessment: its hashes, the verdict its statuses imply, and everything its raw reply
+determines (claimed statuses, cited tokens, decisions, downgrades, citation errors), optionally against the
+exact context of the bundle it was assessed over. Works on answerlens' assessments and on PRME's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from answerlens.assessment import AnswerabilityAssessment
+from answerlens.audit import IDENTITY_FIELDS, assessment_sha256, evaluation_id, sha256_text
+from answerlens.citations import check_reply, valid_references
+from answerlens.errors import json_path
+from answerlens.prompts import RawAssessment, ReplyError, parse_reply
+from answerlens.records import ContextFormat, MemoryBundle
+from answerlens.verdict import AnswerabilityStatus, derive_verdict
+
+
+class VerificationReport(BaseModel):
+    """What ``verify_assessment`` found; ``ok`` when ``problems`` is empty."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ok: bool
+    problems: tuple[str, ...] = ()
+    evaluation_id: str | None = None
+    """Recomputed from the recorded input hashes."""
+    assessment_sha256: str | None = None
+    """Recomputed from the recorded output."""
+
+
+_REQUIRED = (
+    *IDENTITY_FIELDS,
+    "verdict",
+    "recommended_action",
+    "requirements",
+    "citation_errors",
+    "reasoning",
+    "evaluation_id",
+    "assessment_sha256",
+)
+
+
+def verify_assessment(assessment: BaseModel | Mapping[str, Any], *,
+                      bundle: MemoryBundle | None = None) -> VerificationReport:
+    """Recompute ``evaluation_id``, ``assessment_sha256``, verdict, action, missing and conflicts; check every
+    field answerlens adds against the raw reply; with ``bundle``, re-derive every decision and span from its
+    exact context. Each problem names the field."""
+    data: Mapping[str, Any] = (
+        assessment.model_dump(mode="json") if isinstance(assessment, BaseModel) else assessment
+    )
+    if not isinstance(data, Mapping):
+        return VerificationReport(ok=False, problems=("not an assessment: expected a JSON object",))
+    missing = [field for field in _REQUIRED if field not in data]
+    if missing:
+        return VerificationReport(ok=False, problems=(f"not an assessment: missing {', '.join(missing)}",))
+    requirements = data["requirements"]
+    try:
+        statuses = [AnswerabilityStatus(item["status"]) for item in requirements]
+        recomputed_id = evaluation_id(data)
+        recomputed_sha = assessment_sha256(
+            evaluation_id=data["evaluation_id"],
+            verdict=data["verdict"],
+            recommended_action=data["recommended_action"],
+            requirements=requirements,
+            citation_errors=data["citation_errors"],
+            reasoning=data["reasoning"],
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        return VerificationReport(ok=False, problems=(f"malformed requirements: {exc!r}",))
+    problems = [
+        *_hash_problems(data, recomputed_id, recomputed_sha),
+        *_verdict_problems(data, statuses),
+        *_requirement_problems(requirements),
+    ]
+    typed, shape = _typed(data)
+    problems += shape
+    if bundle is not None:
+        problems += _bundle_problems(data, bundle)
+    if typed is not None and not any(problem.startswith("context_sha256") for problem in problems):
+        problems += _reply_problems(typed, bundle)
+    return VerificationReport(
+        ok=not problems, problems=tuple(problems), evaluation_id=recomputed_id, assessment_sha256=recomputed_sha
+    )
+
+
+def _hash_problems(data: Mapping[str, Any], recomputed_id: str, recomputed_sha: str) -> list[str]:
+    problems = []
+    if recomputed_id != data["evaluation_id"]:
+        problems.append(f"evaluation_id {data['evaluation_id']} does not match the input hashes ({recomputed_id})")
+    if recomputed_sha != data["assessment_sha256"]:
+        problems.append(
+            f"assessment_sha256 {data['assessment_sha256']} does not match the recorded output ({recomputed_sha})"
+        )
+    raw_text, raw_sha = data.get("raw_output_text"), data.get("raw_output_sha256")
+    if isinstance(raw_text, str) and raw_sha is not None and sha256_text(raw_text) != raw_sha:
+        problems.append("raw_output_sha256 does not match the recorded raw_output_text")
+    return problems
+
+
+def _verdict_problems(data: Mapping[str, Any], statuses: list[AnswerabilityStatus]) -> list[str]:
+    problems = []
+    if not statuses:
+        problems.append("an assessment needs at least one requirement")
+    else:
+        verdict, action = derive_verdict(statuses)
+        if data["verdict"] != verdict.value:
+            problems.append(f"verdict {data['verdict']!r} does not follow from the statuses ({verdict.value!r})")
+        if data["recommended_action"] != action.value:
+            problems.append(
+                f"recommended_action {data['recommended_action']!r} does not follow from the statuses "
+                f"({action.value!r})"
+            )
+    for name, status in (("missing_information", "unsupported"), ("conflicts", "conflicting")):
+        expected = [item["requirement"] for item in data["requirements"] if item["status"] == status]
+        recorded = data.get(name, [])
+        if not isinstance(recorded, (list, tuple)):
+            problems.append(f"{name} is not a list")
+        elif list(recorded) != expected:
+            problems.append(f"{name} does not list exactly the {status} requirements")
+    return problems
+
+
+def _requirement_problems(requirements: Sequence[Mapping[str, Any]]) -> list[str]:
+    problems = []
+    for index, item in enumerate(requirements):
+        refs, ids = list(item["evidence_refs"]), list(item["evidence_ids"])
+        if len(refs) != len(ids):
+            problems.append(f"requirement[{index}] has {len(refs)} evidence_refs but {len(ids)} evidence_ids")
+        needed = {"supported": 1, "conflicting": 2}.get(item["status"], 0)
+        if len(set(map(str, ids))) < needed:
+            problems.append(f"requirement[{index}] is {item['status']} with fewer than {needed} distinct memories")
+    return problems
+
+
+def _typed(data: Mapping[str, Any]) -> tuple[AnswerabilityAssessment | None, list[str]]:
+    """The assessment as our model; every unknown or ill-typed field is a problem named by its path."""
+    try:
+        return AnswerabilityAssessment.model_validate(data), []
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors(include_url=False, include_input=False):
+            where = json_path("$", error["loc"])
+            if error["type"] == "extra_forbidden":
+                problems.append(f"{where}: unknown field (not part of an assessment)")
+            else:
+                problems.append(f"{where}: {error['msg']}")
+        return None, problems
+
+
+def _reply_problems(assessment: AnswerabilityAssessment, bundle: MemoryBundle | None) -> list[str]:
+    """What the raw reply determines, re-derived and compared field by field."""
+    if not assessment.model_called:
+        extra = [name for name in ("raw_output", "raw_output_text", "raw_output_sha256")
+                 if getattr(assessment, name) is not None]
+        return [f"{name}: present although no model was called" for name in extra]
+    raw, problems = _raw_reply(assessment)
+    if raw is None:
+        return problems
+    if len(raw.requirements) != len(assessment.requirements):
+        return [*problems, f"requirements: {len(assessment.requirements)} recorded but the raw reply has "
+                f"{len(raw.requirements)}"]
+    if assessment.reasoning != raw.reasoning.strip():
+        problems.append("reasoning: differs from the raw reply's")
+    problems += _text_problems(assessment, raw)
+    if bundle is not None:
+        context = bundle.exact_context
+        references = valid_references(bundle, context)
+    else:
+        context, references = "", _cited_references(assessment)
+    return problems + _decision_problems(assessment, raw, bundle, context, references)
+
+
+def _raw_reply(assessment: AnswerabilityAssessment) -> tuple[RawAssessment | None, list[str]]:
+    if assessment.raw_output_text is not None:
+        try:
+            raw = parse_reply(assessment.raw_output_text)
+        except ReplyError as exc:
+            return None, [f"raw_output_text: not a valid reply ({exc.reason})"]
+        if assessment.raw_output is not None and raw.model_dump(mode="json") != assessment.raw_output:
+            return raw, ["raw_output: does not match raw_output_text"]
+        return raw, []
+    if assessment.raw_output is not None:
+        try:
+            return RawAssessment.model_validate(assessment.raw_output), []
+        except ValidationError:
+            return None, ["raw_output: not a valid reply"]
+    if assessment.provider_metadata is not None or any(r.claimed_status for r in assessment.requirements):
+        return None, ["raw_output_text: missing, so the recorded decisions cannot be checked"]
+    return None, []  # PRME's own assessments carry no raw reply
+
+
+def _text_problems(assessment: AnswerabilityAssessment, raw: RawAssessment) -> list[str]:
+    problems = []
+    for index, (item, said) in enumerate(zip(assessment.requirements, raw.requirements, strict=True)):
+        if item.requirement != said.requirement.strip():
+            problems.append(f"requirements[{index}].requirement: differs from the raw reply's")
+        if item.explanation != said.explanation.strip():
+            problems.append(f"requirements[{index}].explanation: differs from the raw reply's")
+        if item.claimed_status is not None and item.claimed_status != said.status:
+            problems.append(f"requirements[{index}].claimed_status: {item.claimed_status.value!r} but the raw "
+                            f"reply says {said.status.value!r}")
+    return problems
+
+
+def _cited_references(assessment: AnswerabilityAssessment) -> dict[str, UUID]:
+    """Without the bundle: the tokens the assessment itself says resolved, and to which memory."""
+    references: dict[str, UUID] = {}
+    for item in assessment.requirements:
+        for decision in item.citations:
+            if decision.memory_id is not None and decision.ref is not None:
+                references.setdefault(decision.normalized, decision.memory_id)
+    return references
+
+
+def _bundle_problems(data: Mapping[str, Any], bundle: MemoryBundle) -> list[str]:
+    if sha256_text(bundle.exact_context) != data["context_sha256"]:
+        return ["context_sha256: the bundle given is not the one assessed (its exact context hashes differently)"]
+    return []
+
+
+def _decision_problems(assessment: AnswerabilityAssessment, raw: RawAssessment, bundle: MemoryBundle | None,
+                       context: str, references: dict[str, UUID]) -> list[str]:
+    """Re-run citation checking over the raw reply and compare every decision, status, ref and error."""
+    fmt = bundle.context_format if bundle is not None else _format_of(assessment)
+    shell = MemoryBundle(context_format=fmt, context_references=references if bundle is None else {})
+    checked = check_reply(raw, bundle if bundle is not None else shell, context, references)
+    problems = []
+    for index, (item, result) in enumerate(zip(assessment.requirements, checked, strict=True)):
+        where = f"requirements[{index}]"
+        if len(item.citations) != len(result.decisions):
+            problems.append(f"{where}.citations: {len(item.citations)} recorded, the raw reply cites "
+                            f"{len(result.decisions)} token(s)")
+            continue
+        for number, (kept, fresh) in enumerate(zip(item.citations, result.decisions, strict=True)):
+            fields = _differing(kept.model_dump(), fresh.model_dump(), spans=bundle is not None)
+            problems += [f"{where}.citations[{number}].{name}: recorded {kept_value!r}, re-derived {fresh_value!r}"
+                         for name, kept_value, fresh_value in fields]
+        if item.status != result.status:
+            problems.append(f"{where}.status: {item.status.value!r} does not follow from its citations "
+                            f"({result.status.value!r})")
+        if list(item.evidence_refs) != list(result.refs) or list(item.evidence_ids) != list(result.ids):
+            problems.append(f"{where}.evidence_refs/evidence_ids: differ from the accepted citations")
+    errors = [error for result in checked for error in result.errors]
+    if list(assessment.citation_errors) != errors:
+        problems.append("citation_errors: differ from the errors the citations produce")
+    return problems
+
+
+def _format_of(assessment: AnswerabilityAssessment) -> ContextFormat:
+    # Brackets are stripped from tokens only in the reader format; the decisions show whether they were.
+    for item in assessment.requirements:
+        for decision in item.citations:
+            if decision.token.strip().startswith("[") and decision.normalized != decision.token.strip():
+                return ContextFormat.READER
+    return ContextFormat.COMPACT
+
+
+def _differing(kept: dict[str, Any], fresh: dict[str, Any], *, spans: bool) -> list[tuple[str, Any, Any]]:
+    names = [name for name in kept if spans or name not in ("span", "line")]
+    return [(name, kept[name], fresh[name]) for name in names if kept[name] != fresh[name]]
+
+
