@@ -13,8 +13,16 @@ from answerlens.assessment import (
 from answerlens.audit import VerificationReport, verify_assessment
 from answerlens.bundle import ContextFormat, MemoryBundle, load_bundle
 from answerlens.citations import CitationDecision, Decision, DiscardReason, Span
+from answerlens.claims import ClaimEvidence, ClaimVerification, ClaimVerificationConfig, ClaimVerifier, bundle_evidence
 from answerlens.config import AnswerabilityConfig
-from answerlens.errors import AnswerabilityError, AnswerlensError, BundleError, DatasetError, TrialError
+from answerlens.errors import (
+    AnswerabilityError,
+    AnswerlensError,
+    BundleError,
+    ClaimVerificationError,
+    DatasetError,
+    TrialError,
+)
 from answerlens.evaluator import AnswerabilityEvaluator, assess_answerability
 from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, SYSTEM_PROMPT
 from answerlens.render import render_bundle
@@ -37,6 +45,11 @@ __all__ = [
     "AnswerlensError",
     "BundleError",
     "CitationDecision",
+    "ClaimEvidence",
+    "ClaimVerification",
+    "ClaimVerificationConfig",
+    "ClaimVerificationError",
+    "ClaimVerifier",
     "ContextFormat",
     "DatasetError",
     "Decision",
@@ -47,6 +60,7 @@ __all__ = [
     "TrialError",
     "VerificationReport",
     "assess_answerability",
+    "bundle_evidence",
     "derive_assessment",
     "load_bundle",
     "render_bundle",
