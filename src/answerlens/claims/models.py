@@ -50,18 +50,12 @@ class ClaimVerificationDecisionBasis(str, Enum):
     EXPLICIT_NEGATION_OVERLAP = "explicit_negation_overlap"
 
 
-class EntailmentPolicy(str, Enum):
-    """Whether model entailment must also pass the speech-act and typed-field guards."""
-
-    SPEECH_ACT_GUARDED = "speech_act_guarded"
-    MODEL_ONLY = "model_only"
-
-
-class RefutationPolicy(str, Enum):
-    """Whether model contradiction must also be corroborated by explicit text."""
-
-    EXPLICIT_CORROBORATION = "explicit_corroboration"
-    MODEL_ONLY = "model_only"
+# The two policies are string literals, not enums, exactly as upstream: a bad value then fails validation with
+# upstream's own words (``literal_error``), and the configuration dump and hash are upstream's.
+EntailmentPolicy = Literal["speech_act_guarded", "model_only"]
+"""Whether model entailment must also pass the speech-act and typed-field guards (``speech_act_guarded``)."""
+RefutationPolicy = Literal["explicit_corroboration", "model_only"]
+"""Whether model contradiction must also be corroborated by explicit text (``explicit_corroboration``)."""
 
 
 class ClaimVerificationConfig(BaseModel):
@@ -85,8 +79,8 @@ class ClaimVerificationConfig(BaseModel):
     """Largest group of passages scored together when no single passage decides."""
     group_candidate_limit: int = Field(default=8, ge=2, le=16)
     """Passages (the strongest singles) that groups are formed from."""
-    entailment_policy: EntailmentPolicy = EntailmentPolicy.SPEECH_ACT_GUARDED
-    refutation_policy: RefutationPolicy = RefutationPolicy.EXPLICIT_CORROBORATION
+    entailment_policy: EntailmentPolicy = "speech_act_guarded"
+    refutation_policy: RefutationPolicy = "explicit_corroboration"
 
     @field_validator("model", "revision")
     @classmethod

@@ -26,10 +26,8 @@ from answerlens.claims.models import (
     ClaimVerificationDecisionBasis,
     ClaimVerificationLimitation,
     ClaimVerificationStatus,
-    EntailmentPolicy,
     EvidenceGroupScore,
     LocalizedEvidenceAssessment,
-    RefutationPolicy,
 )
 from answerlens.claims.premises import group_premise, localized_premise
 from answerlens.claims.scoring import NliScorer, Probabilities, score_pairs
@@ -276,7 +274,7 @@ class _Run:
 
     async def _supports(self, scores: Sequence[EvidenceGroupScore]) -> list[DecidingScore]:
         raw = [item for item in scores if item.entailment >= self.config.entailment_threshold]
-        guarded = self.config.entailment_policy != EntailmentPolicy.MODEL_ONLY
+        guarded = self.config.entailment_policy != "model_only"
         direct = [item for item in raw if not guarded or corroborates_entailment(self.claim, self._group(item))]
         blocked = [item for item in raw if not any(item is kept for kept in direct)]
         accepted: list[DecidingScore] = list(direct)
@@ -297,7 +295,7 @@ class _Run:
         self, scores: Sequence[EvidenceGroupScore]
     ) -> tuple[list[EvidenceGroupScore], list[EvidenceGroupScore]]:
         raw = [item for item in scores if item.contradiction >= self.config.contradiction_threshold]
-        model_only = self.config.refutation_policy == RefutationPolicy.MODEL_ONLY
+        model_only = self.config.refutation_policy == "model_only"
         model = [item for item in raw if model_only or corroborates_refutation(self.claim, self._group(item))]
         if len(raw) != len(model):
             self.contradiction_blocked = True
