@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from enum import Enum
+from functools import lru_cache
 from typing import Protocol
 
 from answerlens.bundle import EpistemicType, LifecycleState
@@ -95,6 +96,7 @@ EPISTEMIC_REQUIRED_CLAIM_MODES: dict[EpistemicType, frozenset[SpeechActMode]] = 
 # --- detectors over text --------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=4096)  # pure; the same claim and passages are checked once per scored group
 def speech_act_modes(text: str) -> frozenset[SpeechActMode]:
     """The non-actual modes a text uses (desire, attempt, plan, advice, uncertainty, conditional, …)."""
     modes = {mode for mode, pattern in SPEECH_ACT_PATTERNS if pattern.search(text) is not None}
@@ -134,6 +136,7 @@ def values_conflict(claim: str, evidence_text: str) -> bool:
     )
 
 
+@lru_cache(maxsize=4096)
 def content_tokens(text: str) -> frozenset[str]:
     """Case-folded ASCII words minus stopwords, with a crude plural fold (``caches`` → ``cache``)."""
     tokens = set()
@@ -190,6 +193,8 @@ def explicit_negation_refutes(claim: str, group: Sequence[TypedPassage]) -> bool
 
     With exactly two content words the clause must have exactly those two; with more, it must contain them all.
     """
+    if not any(has_negated_clause(passage.text) for passage in group):
+        return False  # nothing to match (checked first only because it is the cheapest condition)
     if has_negated_clause(claim) or not preserves_modality(claim, group):
         return False
     claim_modes = speech_act_modes(claim)
