@@ -307,7 +307,8 @@ def group_cases() -> Iterator[dict[str, Any]]:
         "pair-below-threshold": [(["Redis", "dashboard"], BELOW)],
     }.items():
         cid = f"groups/{variant}"
-        claim2 = "The dashboard does not cache with Redis." if "refute" in variant else "The dashboard caches with Redis."
+        claim2 = ("The dashboard does not cache with Redis." if "refute" in variant
+                  else "The dashboard caches with Redis.")
         ev_texts = ["alpha: the dashboard exists.", "beta: Redis is a cache.", "gamma: caching is fast.",
                     "We plan to adopt Redis."]
         evidence = [passage(f"m{index}", text, cid) for index, text in enumerate(ev_texts, start=1)]
@@ -455,7 +456,8 @@ def input_cases() -> Iterator[dict[str, Any]]:
                         "bad-uuid": {"memory_id": "not-a-uuid"}, "extra-field": {"speaker": "Ann"},
                         "bad-epistemic": {"epistemic_type": "rumour"}}.items():
         yield case(f"inputs/invalid-evidence/{name}", "We use Redis.", [{**one[0], **patch}])
-    for name, config in {"threshold-low": {"entailment_threshold": 0.4}, "threshold-high": {"entailment_threshold": 1.5},
+    for name, config in {"threshold-low": {"entailment_threshold": 0.4},
+                         "threshold-high": {"entailment_threshold": 1.5},
                          "group-size": {"max_group_size": 4}, "candidates": {"group_candidate_limit": 1},
                          "policy": {"entailment_policy": "lenient"}, "extra": {"seed": 1},
                          "blank-model": {"model": "  "}, "nan": {"contradiction_threshold": math.nan},
@@ -623,7 +625,8 @@ def main() -> None:
 
     bundles = synthetic_bundles()
     families = [speech_act_cases(), typed_field_cases(), negation_cases(), localized_cases(), group_cases(),
-                contested_cases(), vocabulary_cases(), hashed_cases(), input_cases(), fault_cases(), bundle_cases(bundles)]
+                contested_cases(), vocabulary_cases(), hashed_cases(), input_cases(), fault_cases(),
+                bundle_cases(bundles)]
     cases = []
     for item in itertools.chain(*families):
         cases.append({**item, "expected": run_case(item, bundles)})
