@@ -239,3 +239,16 @@ def test_verify_bundle_selects_refs_in_the_given_order() -> None:
     assert [score.references for score in result.group_scores] == [("m3",), ("m1",), ("m3", "m1")]
     with pytest.raises(ValueError, match="^Unknown context reference: m9$"):
         asyncio.run(ClaimVerifier(scorer=scorer).verify_bundle("x", READER, evidence_refs=["m9"]))
+
+
+def test_configs_are_read_from_dicts_and_from_other_pydantic_models() -> None:
+    from pydantic import BaseModel
+
+    class UpstreamLike(BaseModel):  # the shape of PRME's own (unfrozen) ClaimVerificationConfig
+        model: str = "cross-encoder/nli-deberta-v3-base"
+        revision: str = "6c749ce3425cd33b46d187e45b92bbf96ee12ec7"
+        max_group_size: int = 3
+
+    from_model = ClaimVerifier(UpstreamLike(), scorer=KeywordScorer([])).config
+    from_dict = ClaimVerifier({"max_group_size": 3}, scorer=KeywordScorer([])).config
+    assert from_model == from_dict == ClaimVerificationConfig(max_group_size=3)

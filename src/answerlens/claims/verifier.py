@@ -47,6 +47,8 @@ class ClaimVerifier:
 
     def __init__(self, config: ClaimVerificationConfig | Mapping[str, Any] | None = None, *,
                  scorer: NliScorer | None = None) -> None:
+        if isinstance(config, BaseModel) and not isinstance(config, ClaimVerificationConfig):
+            config = config.model_dump()  # e.g. PRME's own ClaimVerificationConfig
         self.config = ClaimVerificationConfig.model_validate(config if config is not None else {})
         if scorer is None:
             from answerlens.claims.onnx_scorer import OnnxNliScorer
