@@ -45,7 +45,7 @@ class ClaimVerifier:
     so those return ``incomplete`` without a model call.
     """
 
-    def __init__(self, config: ClaimVerificationConfig | Mapping[str, Any] | None = None, *,
+    def __init__(self, config: ClaimVerificationConfig | BaseModel | Mapping[str, Any] | None = None, *,
                  scorer: NliScorer | None = None) -> None:
         if isinstance(config, BaseModel) and not isinstance(config, ClaimVerificationConfig):
             config = config.model_dump()  # e.g. PRME's own ClaimVerificationConfig
