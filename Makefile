@@ -51,7 +51,7 @@ $(PRME_VENV)/.installed:
 	$(PRME_VENV)/bin/python -m pip --disable-pip-version-check -q install 'prme==0.15.0'
 	touch $@
 
-bench: $(VENV)/.installed $(PRME_VENV)/.installed
+bench: $(VENV)/.installed-dev $(PRME_VENV)/.installed
 	$(PY) benchmarks/run.py
 
 lint: dev

@@ -105,4 +105,16 @@ def table(results: dict[str, Any]) -> str:
         out += _table(["task", "library", "bundle file", "after imports", "peak (ru_maxrss)", "VmHWM", "task s"],
                       rows)
         out.append("")
+
+    if "claims" in results:
+        claims = results["claims"]
+        out.append(f"5. Claim verification: {claims['passages']} passages per claim, none deciding alone "
+                   f"({claims['pairs_per_claim']} pairs), median of {claims['rounds']} rounds")
+        out.append("")
+        rows = [[name, f"**{item['claims_per_s']:.0f}**", f"{item['ms_per_claim']:.2f}",
+                 f"{item['ms_per_claim_min']:.2f}–{item['ms_per_claim_max']:.2f}"]
+                for name, item in (("tiny ONNX NLI model (OnnxNliScorer)", claims["tiny_model"]),
+                                   ("trivial injected scorer: overhead without a model", claims["overhead"]))]
+        out += _table(["scorer", "claims/s", "ms per claim", "round range"], rows)
+        out.append("")
     return "\n".join(out)

@@ -234,6 +234,15 @@ def bench_memory(tmp: Path) -> list[dict[str, Any]]:
     return found
 
 
+# --- 5. claim verification ------------------------------------------------------------------------------
+
+
+def bench_claims() -> dict[str, Any]:
+    completed = subprocess.run([sys.executable, str(HERE / "claims.py")], check=True, capture_output=True,
+                               text=True, cwd=HERE)
+    return json.loads(completed.stdout)
+
+
 # --- the run -----------------------------------------------------------------------------------------------
 
 
@@ -247,7 +256,7 @@ def write_results(results: dict[str, Any], path: Path) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", action="append", choices=("overhead", "throughput", "scaling", "memory"),
+    parser.add_argument("--only", action="append", choices=("overhead", "throughput", "scaling", "memory", "claims"),
                         help="run only these benchmarks (repeatable); results then go to the temp directory")
     parser.add_argument("--quick", action="store_true", help="fewer rounds and runs, to check the harness")
     parser.add_argument("--out", type=Path, help="write the results here instead (default results/latest.json; "
@@ -255,7 +264,7 @@ def main() -> None:
     args = parser.parse_args()
     if not UPSTREAM_PYTHON.exists():
         sys.exit(f"{UPSTREAM_PYTHON} is missing: run `make bench`, which creates it with prme==0.15.0")
-    chosen = args.only or ["overhead", "throughput", "scaling", "memory"]
+    chosen = args.only or ["overhead", "throughput", "scaling", "memory", "claims"]
     started = time.perf_counter()
     results: dict[str, Any] = {"machine": {**machine(), "load_before": load_average()}, "targets": report.TARGETS}
     with tempfile.TemporaryDirectory(prefix="answerlens-bench-") as name:
@@ -274,6 +283,9 @@ def main() -> None:
         if "memory" in chosen:
             print("4/4 peak memory …", file=sys.stderr, flush=True)
             results["memory"] = bench_memory(tmp)
+        if "claims" in chosen:
+            print("+ claim verification (tiny NLI model) …", file=sys.stderr, flush=True)
+            results["claims"] = bench_claims()
     results["machine"]["load_after"] = load_average()
     source = results.get("overhead", {}).get("workers", {}).get("answerlens", {}).get("source")
     if source and Path(source).is_relative_to(HERE.parent):

@@ -1,10 +1,18 @@
-from answerlens import AnswerabilityError, AnswerlensError, BundleError, DatasetError, TrialError
+from answerlens import (
+    AnswerabilityError,
+    AnswerlensError,
+    BundleError,
+    ClaimVerificationError,
+    DatasetError,
+    TrialError,
+)
 
 
 def test_tree() -> None:
     assert issubclass(AnswerabilityError, AnswerlensError) and issubclass(AnswerabilityError, RuntimeError)
     assert issubclass(BundleError, AnswerlensError) and issubclass(BundleError, ValueError)
     assert issubclass(DatasetError, AnswerlensError) and issubclass(TrialError, AnswerlensError)
+    assert issubclass(ClaimVerificationError, AnswerlensError) and issubclass(ClaimVerificationError, RuntimeError)
 
 
 def test_messages_carry_place_and_remedy() -> None:

@@ -6,8 +6,16 @@ The public API mirrors PRME's answerability evaluator and adds loading, renderin
 from answerlens.abstention import should_abstain
 from answerlens.assessment import AnswerabilityAssessment, AnswerabilityRequirement, ProviderMetadata, derive_assessment
 from answerlens.citations import CitationDecision, Decision, DiscardReason, Span
+from answerlens.claims import ClaimEvidence, ClaimVerification, ClaimVerificationConfig, ClaimVerifier, bundle_evidence
 from answerlens.config import AnswerabilityConfig
-from answerlens.errors import AnswerabilityError, AnswerlensError, BundleError, DatasetError, TrialError
+from answerlens.errors import (
+    AnswerabilityError,
+    AnswerlensError,
+    BundleError,
+    ClaimVerificationError,
+    DatasetError,
+    TrialError,
+)
 from answerlens.evaluator import AnswerabilityEvaluator, assess_answerability
 from answerlens.loading import load_bundle
 from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, SYSTEM_PROMPT
@@ -33,6 +41,11 @@ __all__ = [
     "AnswerlensError",
     "BundleError",
     "CitationDecision",
+    "ClaimEvidence",
+    "ClaimVerification",
+    "ClaimVerificationConfig",
+    "ClaimVerificationError",
+    "ClaimVerifier",
     "ContextFormat",
     "DatasetError",
     "Decision",
@@ -43,6 +56,7 @@ __all__ = [
     "TrialError",
     "VerificationReport",
     "assess_answerability",
+    "bundle_evidence",
     "derive_assessment",
     "load_bundle",
     "render_bundle",

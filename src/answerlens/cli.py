@@ -83,6 +83,17 @@ def build_parser() -> argparse.ArgumentParser:
     trial_report.add_argument("--json", action="store_true", help="print the summary as JSON")
     trial_report.set_defaults(handler=_trial_report)
 
+    _add_model_commands(commands)
+
+    render = commands.add_parser("render", help="render a bundle's records in a context format")
+    render.add_argument("bundle")
+    render.add_argument("--format", choices=[f.value for f in ContextFormat], required=True)
+    render.add_argument("--citations", action="store_true", help="reader only: print [mN] references")
+    render.set_defaults(handler=_render)
+    return parser
+
+
+def _add_model_commands(commands: Any) -> None:
     serve = commands.add_parser("serve-model", help="serve a GGUF model with the embedded llama.cpp server")
     serve.add_argument("--gguf", type=Path, help="model file (default: the bundled SmolLM2-135M, a wiring check)")
     serve.add_argument("--host", default="127.0.0.1")
@@ -91,12 +102,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--threads", type=int, help="CPU threads (default: all cores)")
     serve.set_defaults(handler=_serve_model)
 
-    render = commands.add_parser("render", help="render a bundle's records in a context format")
-    render.add_argument("bundle")
-    render.add_argument("--format", choices=[f.value for f in ContextFormat], required=True)
-    render.add_argument("--citations", action="store_true", help="reader only: print [mN] references")
-    render.set_defaults(handler=_render)
-    return parser
+    claim = commands.add_parser("verify-claim", help="check one claim against a bundle's passages with the NLI model")
+    claim.add_argument("bundle", help="bundle or sample JSON file")
+    claim.add_argument("claim", help="one declarative claim")
+    claim.add_argument("--ref", action="append", dest="refs", metavar="REF", help="only this passage (repeatable)")
+    claim.add_argument("--complete-set", action="store_true",
+                       help="the claim is an exhaustive count or list: reported incomplete, no model call")
+    claim.add_argument("--model-dir", type=Path, help="local ONNX model folder (default: $ANSWERLENS_NLI_MODEL, "
+                       "else the Hugging Face cache)")
+    claim.add_argument("--json", action="store_true", help="print the result JSON")
+    claim.set_defaults(handler=_verify_claim)
 
 
 def _add_provider_options(parser: argparse.ArgumentParser, providers: list[str]) -> None:
@@ -337,6 +352,28 @@ def _serve_model(args: argparse.Namespace) -> int:
     stop.wait()
     server.stop()
     print("stopped", flush=True)
+    return EXIT_OK
+
+
+def _verify_claim(args: argparse.Namespace) -> int:
+    from answerlens.claims import ClaimVerificationConfig, ClaimVerificationError, ClaimVerifier, bundle_evidence
+    from answerlens.claims.onnx_scorer import OnnxNliScorer
+    from answerlens.claims.report import report_lines
+
+    data, _ = _read_source(args.bundle)
+    bundle = load_bundle(data, name=args.bundle)
+    config = ClaimVerificationConfig()
+    scorer = OnnxNliScorer(args.model_dir, model=config.model, revision=config.revision, batch_size=config.batch_size)
+    verifier = ClaimVerifier(config, scorer=scorer)
+    try:
+        result = asyncio.run(verifier.verify_bundle(args.claim, bundle, evidence_refs=args.refs,
+                                                    requires_complete_set=args.complete_set))
+    except ClaimVerificationError as exc:
+        return _fail(EXIT_PROVIDER, str(exc))
+    if args.json:
+        print(result.model_dump_json(indent=2))
+    else:
+        print("\n".join(report_lines(result, bundle_evidence(bundle))))
     return EXIT_OK
 
 

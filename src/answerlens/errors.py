@@ -7,8 +7,10 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     ├── DatasetError (ValueError)    a trial dataset or result file is invalid: names the case and field
     ├── TrialError                   a trial run cannot proceed (e.g. resuming into another run's samples)
     ├── LocalModelError              the embedded llama.cpp server cannot start (runtime, GGUF, port)
-    └── AnswerabilityError (RuntimeError)
-                                     the provider failed or returned no valid assessment; never a verdict
+    ├── AnswerabilityError (RuntimeError)
+    │                                the provider failed or returned no valid assessment; never a verdict
+    └── ClaimVerificationError (RuntimeError)
+                                     the NLI runtime, model or scorer output is missing or invalid; never support
 
 A blank query or answer, or a reader bundle packed without citations, raises a plain ``ValueError``
 exactly as upstream PRME does.
@@ -73,6 +75,10 @@ class AnswerabilityError(AnswerlensError, RuntimeError):
         self.detail = message
         text = message if remedy is None else f"{message} — {remedy}"
         super().__init__(text)
+
+
+class ClaimVerificationError(AnswerlensError, RuntimeError):
+    """A claim verifier dependency, model, or inference result was missing or invalid (PRME's name)."""
 
 
 def json_path(prefix: str, loc: Sequence[Any]) -> str:
