@@ -143,7 +143,7 @@ def test_oversized_file_is_refused_before_reading(tmp_path: Path) -> None:
     huge = tmp_path / "huge.json"
     with huge.open("wb") as handle:
         handle.truncate(MAX_BUNDLE_BYTES + 1)  # sparse: no 50 MB written
-    with pytest.raises(BundleError, match="file is 50.0 MB; the limit is 50 MB"):
+    with pytest.raises(BundleError, match=r"file is 50 MB \(52,428,801 bytes\); the limit is 50 MB"):
         load_bundle(huge)
 
 
@@ -190,29 +190,34 @@ def test_paired_surrogate_escapes_are_text() -> None:
     assert bundle.coverage_notice == "\U0001f600"
 
 
-def test_a_fifo_is_read_with_the_limit(tmp_path: Path) -> None:
-    import os
-    import threading
-
-    from answerlens.loading import read_json
-
-    fifo = tmp_path / "bundle.fifo"
-    os.mkfifo(fifo)
-
-    def write() -> None:
-        with fifo.open("wb") as handle:
-            try:
-                handle.write(b"[" + b"0," * 400_000 + b"0]")
-            except BrokenPipeError:
-                pass  # the reader stopped at the limit
-
-    writer = threading.Thread(target=write)
-    writer.start()
-    with pytest.raises(BundleError, match="larger than the limit"):
-        read_json(fifo, max_bytes=100_000)
-    writer.join()
-
-
 def test_a_directory_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BundleError, match="is a directory"):
         load_bundle(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "make, limit, message",
+    [
+        pytest.param(lambda n: [{"text": f"r{i}"} for i in range(n)], 50, r"holds 51 records; the limit is 50",
+                     id="bare_list"),
+        pytest.param(lambda n: {"records": [{"text": "x"}] * n}, 50, r"holds 51 records", id="simple"),
+        pytest.param(lambda n: {"bundle": {"records": [{"text": "x"}] * n}, "question": "q"}, 50,
+                     r"holds 51 records", id="sample_wrapper"),
+        pytest.param(lambda n: [{"text": "x", "speaker": "A"} for _ in range(n * 40)], 50,
+                     r"more than 1,800 JSON objects", id="object_cap_stops_parsing"),
+    ],
+)
+def test_the_record_limit_refuses_huge_bundles_before_building_them(make, limit: int, message: str) -> None:  # type: ignore[no-untyped-def]
+    text = json.dumps(make(limit + 1))
+    with pytest.raises(BundleError, match=message):
+        load_bundle(text, max_records=limit)
+    assert load_bundle(json.dumps(make(1)) if "object_cap" not in message else "[]", max_records=limit) is not None
+
+
+def test_the_record_limit_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANSWERLENS_MAX_RECORDS", "3")
+    with pytest.raises(BundleError, match="limit is 3 — pack fewer records, or raise it with ANSWERLENS_MAX_RECORDS"):
+        load_bundle([{"text": "x"}] * 4)
+    monkeypatch.setenv("ANSWERLENS_MAX_RECORDS", "many")
+    with pytest.raises(BundleError, match="not a positive whole number"):
+        load_bundle([{"text": "x"}])

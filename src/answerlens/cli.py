@@ -25,7 +25,8 @@ from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, AnswerlensError, describe_validation
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.explanation import report_lines
-from answerlens.loading import load_bundle, read_json, read_text
+from answerlens.json_reader import read_json, read_text
+from answerlens.loading import load_bundle
 from answerlens.recording import Recording
 from answerlens.records import ContextFormat
 from answerlens.render import render_bundle

@@ -6,11 +6,8 @@ path, never a bare traceback.
 
 from __future__ import annotations
 
-import json
-import math
 import os
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -19,6 +16,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from answerlens.errors import BundleError, describe_validation
+from answerlens.json_reader import DEFAULT_MAX_BYTES, decode, parse_json, read_json
 from answerlens.records import (
     SPEAKER_METADATA_KEY,
     Candidate,
@@ -34,9 +32,14 @@ from answerlens.records import (
 )
 from answerlens.render import render_bundle
 
-MAX_BUNDLE_BYTES = 50 * 1024 * 1024
+MAX_BUNDLE_BYTES = DEFAULT_MAX_BYTES
 """Largest bundle file ``load_bundle`` reads (50 MB, counted as MiB)."""
-MB = 1024 * 1024
+DEFAULT_MAX_RECORDS = 10_000
+"""Most records a bundle may hold unless ``max_records`` (or ``ANSWERLENS_MAX_RECORDS``) says otherwise: far more
+than any model's context takes, and small enough that loading stays a bounded multiple of the file's size."""
+MAX_RECORDS_ENV = "ANSWERLENS_MAX_RECORDS"
+OBJECTS_PER_RECORD = 16
+"""JSON objects a packed record may take (a PRME candidate takes 8); parsing stops past this many per record."""
 SIMPLE_SECTION = "passages"
 """Section that records of the simple format are placed in."""
 
@@ -140,28 +143,31 @@ def _simple_to_bundle(simple: SimpleBundle) -> MemoryBundle:
 # --- loading ---------------------------------------------------------------------------------------
 
 
-def load_bundle(source: Any, *, name: str | None = None) -> MemoryBundle:
+def load_bundle(source: Any, *, name: str | None = None, max_records: int | None = None) -> MemoryBundle:
     """Load a bundle from a path, a dict, a list, a JSON string, bytes, or a PRME ``MemoryBundle`` object.
 
     Accepted shapes: a PRME ``MemoryBundle`` dump, the simple format (``{"records": [...], "packing":
     {...}}`` or a bare list of records), or a wrapper with the bundle under ``"bundle"`` (sample files).
-    ``name`` labels the source in error messages. Raises ``BundleError``.
+    ``name`` labels the source in error messages. A bundle of more than ``max_records`` records (default
+    ``ANSWERLENS_MAX_RECORDS`` or 10,000) is refused before it is built. Raises ``BundleError``.
     """
     if isinstance(source, MemoryBundle):
         return source
+    limit = record_limit(max_records)
     if isinstance(source, (Path, os.PathLike)):
-        return _load_path(Path(source))
+        return _load_path(Path(source), limit)
     if isinstance(source, bytes):
-        return _from_json_text(decode(source, name or "<bytes>", max_bytes=MAX_BUNDLE_BYTES), name or "<bytes>")
+        text = decode(source, name or "<bytes>", max_bytes=MAX_BUNDLE_BYTES)
+        return _from_json_text(text, name or "<bytes>", limit)
     if isinstance(source, str):
         stripped = source.lstrip()
         if stripped.startswith(("{", "[", "\"")):
-            return _from_json_text(source, name or "<json text>")
+            return _from_json_text(source, name or "<json text>", limit)
         if not stripped:
             raise BundleError("the bundle text is empty", source=name or "<json text>")
-        return _load_path(Path(source))
+        return _load_path(Path(source), limit)
     if isinstance(source, (Mapping, list)):
-        return _from_data(source, name or "<data>")
+        return _from_data(source, name or "<data>", limit)
     if _looks_like_prme_bundle(source):
         return _from_prme_object(source, name or type(source).__name__)
     raise BundleError(
@@ -171,163 +177,62 @@ def load_bundle(source: Any, *, name: str | None = None) -> MemoryBundle:
     )
 
 
-ErrorFactory = Callable[[str, "str | None"], Exception]
-"""Builds the error a reader raises from a message and the source's label."""
+def record_limit(max_records: int | None = None) -> int:
+    """The record limit in force: the argument, else ``ANSWERLENS_MAX_RECORDS``, else 10,000."""
+    if max_records is not None:
+        if max_records < 1:
+            raise ValueError("max_records must be at least 1")
+        return max_records
+    configured = os.environ.get(MAX_RECORDS_ENV, "").strip()
+    if not configured:
+        return DEFAULT_MAX_RECORDS
+    if not configured.isdigit() or int(configured) < 1:
+        raise BundleError(f"{MAX_RECORDS_ENV}={configured!r} is not a positive whole number")
+    return int(configured)
 
 
-def _bundle_error(message: str, label: str | None) -> Exception:
-    return BundleError(message, source=label)
+def _load_path(path: Path, limit: int) -> MemoryBundle:
+    return _from_data(read_json(path, max_objects=_object_cap(limit)), str(path), limit)
 
 
-def read_text(path: Path, *, max_bytes: int = MAX_BUNDLE_BYTES, error: ErrorFactory = _bundle_error) -> str:
-    """A file's UTF-8 text, read in bounded chunks whatever the file is (regular file, FIFO, device).
-
-    A regular file over the limit is refused before reading; anything else stops one chunk past it.
-    """
-    label = str(path)
-    try:
-        if path.is_dir():
-            raise error("is a directory, not a JSON file", label)
-        size = path.stat().st_size
-        if path.is_file() and size > max_bytes:
-            raise error(_too_large(size, max_bytes), label)
-        chunks, total = [], 0
-        with path.open("rb") as handle:
-            while chunk := handle.read(min(1 << 20, max_bytes + 1 - total)):
-                chunks.append(chunk)
-                total += len(chunk)
-                if total > max_bytes:
-                    raise error(f"is larger than the limit of {_mb(max_bytes)} — pack fewer records", label)
-    except FileNotFoundError:
-        raise error("file not found", label) from None
-    except OSError as exc:
-        raise error(f"cannot read file ({exc.strerror or exc})", label) from None
-    return decode(b"".join(chunks), label, error=error)
+def _from_json_text(text: str, label: str, limit: int) -> MemoryBundle:
+    return _from_data(parse_json(text, label, max_objects=_object_cap(limit)), label, limit)
 
 
-def _too_large(size: int, max_bytes: int) -> str:
-    return f"file is {size / MB:.1f} MB; the limit is {_mb(max_bytes)} — pack fewer records"
+def _object_cap(limit: int) -> int:
+    return OBJECTS_PER_RECORD * limit + 1000
 
 
-def _mb(size: int) -> str:
-    return f"{size / MB:.0f} MB" if size >= 10 * MB else f"{size / MB:.2g} MB"
-
-
-def decode(data: bytes, label: str | None, *, max_bytes: int | None = None,
-           error: ErrorFactory = _bundle_error) -> str:
-    """UTF-8 text (a leading BOM is dropped); bytes over ``max_bytes`` or not UTF-8 are refused."""
-    if max_bytes is not None and len(data) > max_bytes:
-        raise error(_too_large(len(data), max_bytes), label)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise error(f"not UTF-8 text (byte {exc.start})", label) from None
-
-
-def parse_json(text: str, label: str | None, *, error: ErrorFactory = _bundle_error) -> Any:
-    """JSON that Python can hold exactly: no lone surrogate in a string, no number out of range.
-
-    Every failure names the line and column, or the JSON path of the offending value.
-    """
-    found: list[str] = []
-    try:
-        data = json.loads(text, parse_int=_int_or_marker(found), parse_float=_float_or_marker(found))
-    except json.JSONDecodeError as exc:
-        raise error(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", label) from None
-    except RecursionError:
-        raise error("JSON is nested too deeply", label) from None
-    if found or _SURROGATE_ESCAPE.search(text):
-        problem = _unrepresentable(data)
-        if problem is not None:
-            raise error(problem, label)
-    return data
-
-
-def read_json(path: Path, *, max_bytes: int = MAX_BUNDLE_BYTES, error: ErrorFactory = _bundle_error) -> Any:
-    """The one bounded JSON reader: ``read_text`` then ``parse_json``."""
-    return parse_json(read_text(path, max_bytes=max_bytes, error=error), str(path), error=error)
-
-
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-class _OutOfRange:
-    """A JSON number Python cannot hold exactly (kept as its text until the path is known)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
-def _int_or_marker(found: list[str]) -> Callable[[str], Any]:
-    def parse(text: str) -> Any:
-        try:
-            return int(text)
-        except ValueError:  # more digits than int() converts
-            found.append(text)
-            return _OutOfRange(text)
-    return parse
-
-
-def _float_or_marker(found: list[str]) -> Callable[[str], Any]:
-    def parse(text: str) -> Any:
-        value = float(text)
-        if math.isinf(value):
-            found.append(text)
-            return _OutOfRange(text)
-        return value
-    return parse
-
-
-def _unrepresentable(data: Any) -> str | None:
-    """The first out-of-range number or lone surrogate, with its JSON path (walked without recursion)."""
-    stack: list[tuple[Any, str]] = [(data, "$")]
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, _OutOfRange):
-            shown = value.text if len(value.text) <= 24 else f"{value.text[:20]}… ({len(value.text)} digits)"
-            return f"at {path}: the number {shown} is out of range"
-        if isinstance(value, str) and _has_lone_surrogate(value):
-            return f"at {path}: the text holds a lone surrogate (an unpaired \\ud800–\\udfff escape), not valid Unicode"
-        if isinstance(value, dict):
-            for key, item in reversed(value.items()):
-                if _has_lone_surrogate(key):
-                    return f"at {path}: a key holds a lone surrogate, not valid Unicode"
-                stack.append((item, f"{path}.{key}"))
-        elif isinstance(value, list):
-            stack.extend((item, f"{path}[{index}]") for index, item in reversed(list(enumerate(value))))
-    return None
-
-
-def _has_lone_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def _load_path(path: Path) -> MemoryBundle:
-    return _from_data(read_json(path), str(path))
-
-
-def _from_json_text(text: str, label: str) -> MemoryBundle:
-    return _from_data(parse_json(text, label), label)
-
-
-def _from_data(data: Any, label: str, prefix: str = "$") -> MemoryBundle:
+def _check_count(data: Mapping[str, Any] | list[Any], label: str, limit: int) -> None:
     if isinstance(data, list):
+        count = len(data)
+    elif isinstance(data.get("records"), list):
+        count = len(data["records"])
+    elif isinstance(data.get("sections"), Mapping):
+        count = sum(len(group) for group in data["sections"].values() if isinstance(group, list))
+    else:
+        return
+    if count > limit:
+        raise BundleError(f"the bundle holds {count:,} records; the limit is {limit:,} — pack fewer records, or "
+                          f"raise it with {MAX_RECORDS_ENV} (or max_records=…)", source=label)
+
+
+def _from_data(data: Any, label: str, limit: int, prefix: str = "$") -> MemoryBundle:
+    if isinstance(data, list):
+        _check_count(data, label, limit)
         return _validate_simple({"records": data}, label, prefix, bare_list=True)
     if not isinstance(data, Mapping):
         raise BundleError(
             f"expected a JSON object or a list of records, got {_json_type(data)}", source=label, path=prefix
         )
+    if "bundle" not in data or "records" in data or "sections" in data:
+        _check_count(data, label, limit)
     if "sections" in data or "rendered_context" in data:
         return _validate(MemoryBundle, data, label, prefix)
     if "records" in data:
         return _validate_simple(data, label, prefix)
     if "bundle" in data:
-        return _from_data(data["bundle"], label, f"{prefix}.bundle")
+        return _from_data(data["bundle"], label, limit, f"{prefix}.bundle")
     raise BundleError(
         "not a bundle: expected a PRME MemoryBundle (with 'sections' and 'rendered_context'), "
         "the simple format (with 'records'), or a sample with 'bundle'",
@@ -364,7 +269,7 @@ def _looks_like_prme_bundle(obj: Any) -> bool:
 def _from_prme_object(obj: Any, label: str) -> MemoryBundle:
     dump = getattr(obj, "model_dump", None)
     if callable(dump):
-        return _from_data(dump(mode="json"), label)
+        return _from_data(dump(mode="json"), label, record_limit())
     data = {
         "sections": obj.sections,
         "rendered_context": obj.render(),

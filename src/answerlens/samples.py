@@ -8,7 +8,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from answerlens.errors import BundleError, describe_validation
-from answerlens.loading import load_bundle, read_json
+from answerlens.json_reader import read_json
+from answerlens.loading import load_bundle
 from answerlens.recording import HAND_WRITTEN, Recording
 from answerlens.records import MemoryBundle
 

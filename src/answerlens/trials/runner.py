@@ -26,7 +26,8 @@ from answerlens.audit import canonical_json, sha256_text
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, BundleError, DatasetError, TrialError, describe_validation
 from answerlens.evaluator import AnswerabilityEvaluator
-from answerlens.loading import MAX_BUNDLE_BYTES, MB, load_bundle
+from answerlens.json_reader import MB
+from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle
 from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION
 from answerlens.records import MemoryBundle
 from answerlens.trials.summary import RESULT_KIND, RUN_KIND, default_gates, evaluate_gates, read_saved_json, summarize

@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from answerlens.errors import BundleError, describe_validation
-from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle, parse_json, read_json
+from answerlens.json_reader import parse_json, read_json
+from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle
 from answerlens.records import MemoryBundle
 from answerlens.samples import Sample, is_sample, list_samples
 
