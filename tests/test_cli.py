@@ -121,3 +121,15 @@ def test_console_script_is_installed() -> None:
     script = Path(sys.executable).with_name("answerlens")
     result = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "assess" in result.stdout
+
+
+@pytest.mark.parametrize("command", [pytest.param("assess", id="assess"), pytest.param("trial", id="trial")])
+def test_model_help_names_each_providers_default(capsys, command: str) -> None:  # type: ignore[no-untyped-def]
+    from answerlens.config import DEFAULT_MODELS
+
+    code, out, _ = run(capsys, command, "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    for provider in ("ollama", "openai", "llamacpp"):
+        assert f"{provider}: {DEFAULT_MODELS[provider]}" in text
+    assert ("replay: recorded" in text) == (command == "assess")

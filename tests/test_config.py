@@ -6,6 +6,7 @@ from pydantic import SecretStr, ValidationError
 
 from answerlens import AnswerabilityConfig
 from answerlens.audit import canonical_json, sha256_text
+from answerlens.config import DEFAULT_MODELS, default_model
 from tests.paths import PRME
 
 PRME_CONFIG = {
@@ -79,3 +80,27 @@ def test_unusable_endpoints_are_refused_up_front(values: dict, message: str) -> 
     with pytest.raises(ValidationError, match=re.escape(message)) as info:
         AnswerabilityConfig(**values)
     assert "sécret" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "provider, model",
+    [
+        pytest.param("ollama", "qwen3.5:9b", id="ollama"),
+        pytest.param("openai", "gpt-4o-mini", id="openai_as_prme"),
+        pytest.param("llamacpp", "local-gguf", id="llamacpp"),
+        pytest.param("replay", "recorded", id="replay"),
+    ],
+)
+def test_a_provider_without_a_model_gets_its_own_default(provider: str, model: str) -> None:
+    assert AnswerabilityConfig(provider=provider).model == model
+    assert AnswerabilityConfig(provider=provider, model=None).model == model
+    assert AnswerabilityConfig.model_validate({"provider": provider}).model == model
+    assert default_model(provider) == DEFAULT_MODELS[provider] == model
+    assert AnswerabilityConfig(provider=provider, model="chosen").model == "chosen"
+
+
+def test_default_provider_stays_ollama_and_openai_default_is_prmes() -> None:
+    assert AnswerabilityConfig().provider == "ollama"
+    assert AnswerabilityConfig().model == DEFAULT_MODELS["ollama"]
+    # PRME 0.15.0: AnswerabilityConfig(provider="openai").model == "gpt-4o-mini"
+    assert AnswerabilityConfig(provider="openai").public_dump()["model"] == "gpt-4o-mini"

@@ -21,7 +21,7 @@ from pydantic import SecretStr, ValidationError
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import verify_assessment
 from answerlens.bundle import ContextFormat, load_bundle, read_json_file
-from answerlens.config import AnswerabilityConfig
+from answerlens.config import DEFAULT_MODELS, AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, AnswerlensError, describe_validation
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.explanation import report_lines
@@ -95,7 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_provider_options(parser: argparse.ArgumentParser, providers: list[str]) -> None:
     parser.add_argument("--provider", choices=providers, default="ollama")
-    parser.add_argument("--model", help="model name (default: qwen3.5:9b; replay: the sample's)")
+    defaults = ", ".join(f"{name}: {DEFAULT_MODELS[name]}" for name in providers)
+    sample_note = "; replay uses a sample's recorded model when it has one" if "replay" in providers else ""
+    parser.add_argument("--model", help=f"model name (default per provider: {defaults}{sample_note})")
     parser.add_argument("--base-url", help="server base URL, e.g. http://127.0.0.1:11434/v1")
     parser.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
     parser.add_argument("--timeout", type=float, help="seconds for the whole call (default 30)")
@@ -188,8 +190,6 @@ async def _run(
 def _config(args: argparse.Namespace, sample: Sample | None) -> AnswerabilityConfig:
     values: dict[str, Any] = {"provider": args.provider}
     model = args.model or (sample.recorded_model if args.provider == "replay" and sample else None)
-    if args.provider == "replay" and not model:
-        model = "recorded"
     if model:
         values["model"] = model
     if args.base_url:

@@ -1,13 +1,35 @@
-"""``AnswerabilityConfig``: which model to ask and how, with PRME's field names and defaults."""
+"""``AnswerabilityConfig``: which model to ask and how, with PRME's field names.
+
+The default model follows the provider (``DEFAULT_MODELS``, the one definition the CLI and the app read).
+"""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 Provider = Literal["ollama", "openai", "llamacpp", "replay"]
+
+DEFAULT_PROVIDER: Provider = "ollama"
+"""answerlens' default provider (PRME's is ``openai``): the product is a local inspection tool."""
+
+DEFAULT_MODELS: dict[str, str] = {
+    "ollama": "qwen3.5:9b",
+    "openai": "gpt-4o-mini",
+    "llamacpp": "local-gguf",
+    "replay": "recorded",
+}
+"""The model used when a provider is chosen without one. ``openai`` is PRME's default model
+(``gpt-4o-mini``); ``ollama`` is the Ollama model PRME defaults to elsewhere (its vision model); a llama.cpp
+server answers with the one GGUF it loaded whatever name is asked, so its default only labels results; a
+replayed reply is labelled ``recorded``."""
+
+
+def default_model(provider: str) -> str:
+    """The model ``provider`` uses when none is given."""
+    return DEFAULT_MODELS[provider]
 
 DEFAULT_BASE_URLS: dict[str, str] = {
     "ollama": "http://127.0.0.1:11434/v1",
@@ -26,10 +48,11 @@ class AnswerabilityConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    provider: Provider = "ollama"
+    provider: Provider = DEFAULT_PROVIDER
     """``ollama`` (native API), ``openai`` (any OpenAI-compatible server), ``llamacpp`` (a llama.cpp server,
     e.g. ``answerlens serve-model``) or ``replay`` (a recorded reply)."""
-    model: str = Field(default="qwen3.5:9b", min_length=1)
+    model: str = Field(default=DEFAULT_MODELS[DEFAULT_PROVIDER], min_length=1)
+    """Unset: the provider's default (``DEFAULT_MODELS``)."""
     api_key: SecretStr | None = Field(default=None, repr=False)
     """Sent only as a header."""
     base_url: str | None = None
@@ -48,6 +71,15 @@ class AnswerabilityConfig(BaseModel):
     """answerlens: Ollama ``think``; unset sends ``false``."""
     max_tokens: int | None = Field(default=None, gt=0)
     """answerlens: bound on the reply length (OpenAI-compatible servers)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _provider_default_model(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("model") is None:
+            provider = data.get("provider", DEFAULT_PROVIDER)
+            if provider in DEFAULT_MODELS:
+                return {**data, "model": DEFAULT_MODELS[provider]}
+        return data
 
     @field_validator("model")
     @classmethod

@@ -272,7 +272,11 @@ def test_openai_compatible_server_with_a_context_that_does_not_fit(scripted_serv
     choose_sample(at, "large_platform_history")
     at.radio(key="inspect.provider").set_value("OpenAI-compatible server").run()
     at.text_input(key="inspect.base_url.openai").set_value(scripted_server.base_url).run()
-    assert at.selectbox(key="inspect.model.openai").options == ["local-7b"]
+    # The provider's default (PRME's gpt-4o-mini) comes first and is flagged as missing until one is picked.
+    assert at.selectbox(key="inspect.model.openai").options == ["gpt-4o-mini", "local-7b"]
+    (missing,) = notices(at.sidebar, "warning")
+    assert "'gpt-4o-mini' is not on the OpenAI-compatible server" in missing
+    at.selectbox(key="inspect.model.openai").set_value("local-7b").run()
     (warning,) = notices(at.sidebar, "warning")
     assert "does not fit the context window of 2048 tokens" in warning
     assess(at)  # the warning does not block: the server decides

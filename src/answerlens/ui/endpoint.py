@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from answerlens.config import DEFAULT_BASE_URLS, AnswerabilityConfig
+from answerlens.config import DEFAULT_BASE_URLS, DEFAULT_MODELS, AnswerabilityConfig
 from answerlens.errors import BundleError
 from answerlens.preflight import Preflight
 from answerlens.ui import local_model_panel, runner, sources
@@ -23,7 +23,6 @@ from answerlens.ui.sources import Source
 
 PROVIDERS = {"Ollama": "ollama", "OpenAI-compatible server": "openai", "Embedded model (llama.cpp)": "llamacpp",
              "Recorded response": "replay"}
-DEFAULT_MODELS = {"ollama": "qwen3.5:9b", "openai": ""}
 DEFAULT_TIMEOUTS = {"ollama": 120.0, "openai": 120.0, "llamacpp": 300.0}
 """Seconds for a whole assess call; small CPU-bound local models are slow on long contexts."""
 
@@ -146,11 +145,14 @@ def _embedded(prefix: str, source: Source | None, recorded: bool) -> Choice:
 
 
 def _model_picker(key: str, current: str, listed: tuple[str, ...]) -> str:
+    """A text field prefilled with the provider's default when the server lists no models; else the listed
+    models, with the current choice first when the server does not list it (the preflight flags it)."""
+    if not listed:
+        return st.text_input("Model", value=current, key=key,
+                             placeholder=f"model name, e.g. {DEFAULT_MODELS['ollama']}").strip()
     options = list(listed)
     if current and current not in options:
         options.insert(0, current)
-    if not options:
-        return st.text_input("Model", value=current, key=key, placeholder="model name, e.g. qwen3.5:9b").strip()
     if key in st.session_state and st.session_state[key] not in options:
         del st.session_state[key]
     value = st.selectbox("Model", options, index=options.index(current) if current in options else 0, key=key,
@@ -202,7 +204,7 @@ def _recorded(prefix: str, source: Source | None) -> Choice:
         st.html(notice_html("info", "This bundle has no recorded reply",
                             remedy="upload a raw reply file, or choose a live provider; an empty bundle needs "
                             "no reply (no model is called)"))
-        return Choice(AnswerabilityConfig(provider="replay", model="recorded"),
+        return Choice(AnswerabilityConfig(provider="replay"),
                       recorded_note="no recorded reply")
     try:
         text = sources.reply_text(upload.getvalue(), upload.name)
@@ -211,5 +213,5 @@ def _recorded(prefix: str, source: Source | None) -> Choice:
         return Choice(None, str(exc))
     note = f"recorded reply from the file {upload.name}"
     st.html(notice_html("warning", "Recorded response", note))
-    return Choice(AnswerabilityConfig(provider="replay", model="recorded"), recorded_reply=text,
+    return Choice(AnswerabilityConfig(provider="replay"), recorded_reply=text,
                   recorded_note=note)

@@ -15,7 +15,7 @@ from pydantic import SecretStr, ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.bundle import ContextFormat, MemoryBundle
-from answerlens.config import AnswerabilityConfig
+from answerlens.config import DEFAULT_MODELS, DEFAULT_PROVIDER, AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, BundleError, describe_validation
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.preflight import Preflight, preflight
@@ -51,8 +51,8 @@ class Run:
 class Endpoint:
     """The endpoint panel's settings; ``provider`` is ``ollama``, ``openai``, ``llamacpp`` or ``replay``."""
 
-    provider: str = "ollama"
-    model: str = "qwen3.5:9b"
+    provider: str = DEFAULT_PROVIDER
+    model: str = DEFAULT_MODELS[DEFAULT_PROVIDER]
     base_url: str | None = None
     api_key: str | None = None
     timeout: float = 60.0
