@@ -93,7 +93,7 @@ async def list_models(config: AnswerabilityConfig, *, timeout: float = 3.0) -> l
     if config.provider == "replay":
         return []
     async with make_client(config, timeout) as client:
-        return await _list_models(client, config, failures_for(config))
+        return await _list_models(client, config, failures_for(config, operation=None))
 
 
 _NO_ANSWER = frozenset({"connection_refused", "connect_timeout", "read_timeout", "transport"})
@@ -115,7 +115,7 @@ async def preflight(
     estimate = math.ceil(context_chars / CHARS_PER_TOKEN) if context_chars is not None else None
     if config.provider == "replay":
         return Preflight(reachable=True, server="recorded response", context_tokens_estimate=estimate)
-    failures = failures_for(config)
+    failures = failures_for(config, operation=None)
     async with make_client(config, timeout) as client:
         try:
             models = await _list_models(client, config, failures)
