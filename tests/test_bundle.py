@@ -178,3 +178,41 @@ def test_times_that_cannot_be_expressed_in_utc_are_bundle_errors() -> None:
     data["sections"]["stable_facts"][0]["node"]["event_time"] = "0001-01-01T00:00:00+14:00"
     with pytest.raises(BundleError, match=r"event_time: .*cannot be expressed in UTC"):
         load_bundle(data)
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "prme"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param("bundle_compact.json", id="compact"), pytest.param("bundle_reader_citations.json", id="reader")],
+)
+def test_resolve_context_ref_maps_each_reference_to_its_memory(name: str) -> None:
+    bundle = load_bundle(FIXTURES / "bundles" / name)
+    data = json.loads((FIXTURES / "bundles" / name).read_text())
+    assert data["context_references"], "the fixture carries references"
+    for ref, memory_id in data["context_references"].items():
+        assert bundle.resolve_context_ref(ref) == UUID(memory_id)
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        pytest.param("m99", id="unknown"),
+        pytest.param("[m1]", id="bracketed_is_not_a_key"),
+        pytest.param(" m1", id="not_stripped"),
+        pytest.param("M1", id="case_sensitive"),
+    ],
+)
+def test_resolve_context_ref_refuses_anything_but_an_exact_reference(ref: str) -> None:
+    # As PRME 0.15.0: ValueError("Unknown context reference: <ref>"), raised from the KeyError.
+    bundle = load_bundle(FIXTURES / "bundles" / "bundle_compact.json")
+    with pytest.raises(ValueError) as info:
+        bundle.resolve_context_ref(ref)
+    assert str(info.value) == f"Unknown context reference: {ref}"
+    assert isinstance(info.value.__cause__, KeyError)
+
+
+def test_resolve_context_ref_on_a_bundle_without_references() -> None:
+    with pytest.raises(ValueError, match="^Unknown context reference: m1$"):
+        MemoryBundle().resolve_context_ref("m1")
