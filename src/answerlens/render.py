@@ -6,7 +6,6 @@ Record lines follow PRME 0.15's packer byte for byte; the one-line header is our
 from __future__ import annotations
 
 import json
-import math
 import re
 from datetime import datetime
 from functools import lru_cache
@@ -21,6 +20,7 @@ from answerlens.bundle import (
     MemoryBundle,
     MemoryRecord,
 )
+from answerlens.tokens import token_count
 
 READER_HEADER = (
     'Lines starting with "- " are memory records: an optional [date or validity range, UTC], optional '
@@ -64,6 +64,8 @@ def render_bundle(
 
     Existing reference labels are kept; otherwise ``m1, m2, …`` are assigned over the packed and excluded
     record ids in ascending order of their UUID text. ``context_citations`` applies only to reader.
+    ``tokens_used`` counts the whole context as PRME does (``cl100k_base``, ``tokenizer`` says so), or is
+    PRME's character estimate with ``tokenizer`` None when the offline encoding is not installed.
     """
     fmt = ContextFormat(context_format)
     if context_citations and fmt != ContextFormat.READER:
@@ -81,7 +83,7 @@ def render_bundle(
         coverage_notice=bundle.coverage_notice,
         context_guidance=bundle.context_guidance,
     )
-    tokens = estimate_tokens(context)
+    tokens, tokenizer = token_count(context)
     return bundle.model_copy(
         update={
             "rendered_context": context,
@@ -89,7 +91,7 @@ def render_bundle(
             "context_references": references,
             "included_count": bundle.record_count,
             "tokens_used": tokens,
-            "tokenizer": None,
+            "tokenizer": tokenizer,
             "budget_remaining": max(bundle.token_budget - tokens, 0),
         }
     )
@@ -279,11 +281,6 @@ def as_utc(value: datetime) -> datetime:
     from datetime import timezone
 
     return value.astimezone(timezone.utc) if value.utcoffset() is not None else value
-
-
-def estimate_tokens(text: str) -> int:
-    """PRME's character estimate (4.2 characters a token), used when no exact tokenizer is at hand."""
-    return math.ceil(len(text) / 4.2) if text else 0
 
 
 def _iso(value: datetime | None) -> str | None:

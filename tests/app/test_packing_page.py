@@ -27,7 +27,8 @@ def test_reader_without_citations_shows_the_exact_error_and_the_fix() -> None:
     assert [c.value for c in at.code][1].startswith("Lines starting with")
     counts = re.findall(r'data-counts="(\w+)"[^>]*>([^<]+)<', html(at))
     assert [key for key, _ in counts] == [f.key for f in FORMATS]
-    assert all("estimate" in text for _, text in counts)
+    # Counted as PRME's packer counts (cl100k_base), not estimated.
+    assert all("tokens (cl100k_base, as PRME counts)" in text and "estimate" not in text for _, text in counts)
 
 
 def test_prme_bundle_reports_the_packers_exact_count_and_matches_byte_for_byte() -> None:

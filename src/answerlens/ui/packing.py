@@ -13,7 +13,8 @@ from answerlens.bundle import ContextFormat, MemoryBundle
 from answerlens.citations import Decision, check_requirement, label_sites, valid_references
 from answerlens.errors import describe_validation
 from answerlens.prompts import RawAssessment
-from answerlens.render import estimate_tokens, render_bundle
+from answerlens.render import render_bundle
+from answerlens.tokens import token_count
 from answerlens.ui.runner import READER_FIX
 from answerlens.verdict import derive_verdict
 
@@ -57,7 +58,13 @@ class Rendering:
 
     @property
     def tokens(self) -> int:
-        return estimate_tokens(self.text)
+        """The context's tokens as PRME counts them (``cl100k_base``), or the estimate (see ``tokenizer``)."""
+        return token_count(self.text)[0]
+
+    @property
+    def tokenizer(self) -> str | None:
+        """``cl100k_base`` when ``tokens`` is exact; None when it is the 4.2-characters estimate."""
+        return token_count("")[1]
 
     @property
     def assessable(self) -> bool:

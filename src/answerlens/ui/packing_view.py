@@ -28,7 +28,10 @@ def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
     if rendering.error is not None:
         st.html(notice_html("error", "Cannot be rendered in this format", rendering.error))
         return
-    counts = f"{rendering.chars:,} characters · ≈{rendering.tokens:,} tokens (estimate: 4.2 characters a token)"
+    if rendering.tokenizer is not None:
+        counts = f"{rendering.chars:,} characters · {rendering.tokens:,} tokens ({rendering.tokenizer}, as PRME counts)"
+    else:
+        counts = f"{rendering.chars:,} characters · ≈{rendering.tokens:,} tokens (estimate: 4.2 characters a token)"
     if rendering.as_packed and bundle.tokenizer and bundle.tokens_used:
         counts += f" · the packer counted {bundle.tokens_used:,} tokens with {bundle.tokenizer} (exact, as packed)"
     st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-counts="{rendering.format.key}">'
