@@ -87,6 +87,15 @@ def test_packed_formats_match_their_bundles() -> None:
         assert packed.matches_packed is True, name
 
 
+def test_a_packed_context_whose_header_differs_is_flagged() -> None:
+    # Headers are PRME's byte for byte now, so the comparison covers the header line too.
+    bundle = load_bundle(PRME / "bundles" / "bundle_reader_citations.json")
+    header, rest = bundle.rendered_context.split("\n", 1)
+    edited = bundle.model_copy(update={"rendered_context": header.replace("source data", "data") + "\n" + rest})
+    (packed,) = [r for r in render_all(edited) if r.as_packed]
+    assert packed.matches_packed is False
+
+
 @pytest.mark.parametrize(
     "data",
     [

@@ -87,9 +87,9 @@ def _render(bundle: MemoryBundle, fmt: Format, packed_citations: bool) -> Render
     text = rendered.render().strip()
     matches = None
     if as_packed:
-        # Show what the model saw: the packed text, checked line by line against our rendering.
+        # Show what the model saw: the packed text, checked byte for byte against our rendering.
         packed = bundle.render().strip()
-        matches = same_records(packed, text, header=_header_index(bundle))
+        matches = packed == text
         rendered, text = bundle, packed
     problem = fix = None
     try:
@@ -101,18 +101,6 @@ def _render(bundle: MemoryBundle, fmt: Format, packed_citations: bool) -> Render
         problem = "no citable references: the engine would return insufficient without calling a model"
     return Rendering(fmt, rendered, text, problem=problem, fix=fix, references=references, as_packed=as_packed,
                      matches_packed=matches)
-
-
-def _header_index(bundle: MemoryBundle) -> int:
-    return sum(1 for text in (bundle.coverage_notice, bundle.context_guidance) if text)
-
-
-def same_records(packed: str, ours: str, *, header: int) -> bool:
-    """Whether two renderings agree on every line but the one-line header (whose wording is each tool's own)."""
-    left, right = packed.split("\n"), ours.split("\n")
-    if len(left) != len(right):
-        return False
-    return all(a == b for index, (a, b) in enumerate(zip(left, right, strict=True)) if index != header)
 
 
 # --- a reply's citations under each format ------------------------------------------------------------

@@ -46,11 +46,11 @@ def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
         st.html(notice_html("ok", "Can be assessed", detail))
     if rendering.matches_packed is False:
         st.html(notice_html("warning", "Differs from the packed context",
-                            "answerlens renders these records differently from the bundle's rendered_context "
-                            "(beyond the header line); shown here is the packed text, which is what a model saw"))
+                            "answerlens renders these records differently from the bundle's rendered_context; "
+                            "shown here is the packed text, which is what a model saw"))
     elif rendering.matches_packed:
         st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-matches-packed="true">'
-                "shown as packed; every record line equals answerlens' own rendering</div>")
+                "shown as packed; byte for byte what answerlens renders from these records</div>")
 
 
 def reply_picker(prefix: str, source: Source) -> tuple[RawAssessment | None, str]:
