@@ -133,3 +133,22 @@ def test_model_help_names_each_providers_default(capsys, command: str) -> None: 
     for provider in ("ollama", "openai", "llamacpp"):
         assert f"{provider}: {DEFAULT_MODELS[provider]}" in text
     assert ("replay: recorded" in text) == (command == "assess")
+
+
+def test_assess_with_prmes_prompt_reproduces_prmes_published_run(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from tests.scripted_server import ScriptedServer, openai_chat
+
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "prme"
+    published = json.loads((fixtures / "assessments" / "assessment_reader_openai.json").read_text())
+    monkeypatch.setenv("PRME_RUN_KEY", "sk-unused")
+    with ScriptedServer(port=18765) as server:
+        server.script("/v1/chat/completions",
+                      openai_chat((fixtures / "assessments" / "raw_output_reader_openai.json").read_text()))
+        code, out, err = run(capsys, "assess", str(fixtures / "bundles" / "bundle_reader_citations.json"),
+                             "-q", QUESTION, "--provider", "openai", "--model", "stub-model",
+                             "--base-url", server.base_url, "--max-retries", "0", "--timeout", "20",
+                             "--temperature", "0", "--api-key-env", "PRME_RUN_KEY", "--prompt", "prme", "--json")
+    assert (code, err) == (0, "")
+    from answerlens import AnswerabilityAssessment
+
+    assert AnswerabilityAssessment.model_validate_json(out).prme_dict() == published

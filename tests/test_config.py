@@ -104,3 +104,17 @@ def test_default_provider_stays_ollama_and_openai_default_is_prmes() -> None:
     assert AnswerabilityConfig().model == DEFAULT_MODELS["ollama"]
     # PRME 0.15.0: AnswerabilityConfig(provider="openai").model == "gpt-4o-mini"
     assert AnswerabilityConfig(provider="openai").public_dump()["model"] == "gpt-4o-mini"
+
+
+def test_prompt_choice_is_not_hashed() -> None:
+    # PRME records its prompt through prompt_version/prompt_sha256, so does answerlens: the hash stays PRME's.
+    expected = json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text())
+    prme = AnswerabilityConfig(**PRME_CONFIG, prompt="prme")
+    assert prme.prompt == "prme" and AnswerabilityConfig().prompt == "answerlens"
+    assert "prompt" not in prme.public_dump()
+    assert _sha(prme) == _sha(AnswerabilityConfig(**PRME_CONFIG)) == expected["configuration_sha256"]
+
+
+def test_unknown_prompt_is_refused() -> None:
+    with pytest.raises(ValidationError, match="prompt"):
+        AnswerabilityConfig(prompt="gpt")

@@ -17,7 +17,7 @@ from answerlens.bundle import ContextFormat, load_bundle
 from answerlens.citations import CitationDecision, check_requirement, label_sites, valid_references
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
-from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, RawAssessment, ReplyError, parse_reply
+from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, RawAssessment, ReplyError, parse_reply, prompt_for
 from answerlens.verdict import (
     ABSTAINING_ACTIONS,
     AnswerabilityAction,
@@ -133,8 +133,10 @@ def derive_assessment(
 ) -> AnswerabilityAssessment:
     """The pure path from a model's raw reply (JSON text or parsed) to a complete assessment.
 
-    Raises ``ValueError`` for a blank query/answer or an uncitable reader bundle, ``BundleError`` for a bad
-    bundle, and ``AnswerabilityError`` when the reply does not fit the raw-response schema.
+    The prompt identity is the configured prompt's (``config.prompt``) unless ``prompt_version`` and
+    ``prompt_sha256`` name another (a reply produced elsewhere). Raises ``ValueError`` for a blank query/answer
+    or an uncitable reader bundle, ``BundleError`` for a bad bundle, and ``AnswerabilityError`` when the reply
+    does not fit the raw-response schema.
     """
     query, answer = normalize_inputs(query, answer)
     bundle = load_bundle(bundle)
@@ -180,8 +182,8 @@ def derive_assessment(
         "context_sha256": sha256_text(context),
         "answer_sha256": sha256_text(answer) if answer is not None else None,
         "configuration_sha256": sha256_text(canonical_json(config.public_dump())),
-        "prompt_sha256": prompt_sha256 or PROMPT_SHA256,
-        "prompt_version": prompt_version or PROMPT_VERSION,
+        "prompt_sha256": prompt_sha256 or prompt_for(config.prompt).sha256,
+        "prompt_version": prompt_version or prompt_for(config.prompt).version,
     }
     eval_id = evaluation_id(identity)
     if isinstance(raw_output, str):

@@ -14,14 +14,14 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, get_args
 
 from pydantic import SecretStr, ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import verify_assessment
 from answerlens.bundle import ContextFormat, load_bundle, read_json_file
-from answerlens.config import DEFAULT_MODELS, AnswerabilityConfig
+from answerlens.config import DEFAULT_MODELS, AnswerabilityConfig, PromptName
 from answerlens.errors import AnswerabilityError, AnswerlensError, describe_validation
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.explanation import report_lines
@@ -104,6 +104,8 @@ def _add_provider_options(parser: argparse.ArgumentParser, providers: list[str])
     parser.add_argument("--temperature", type=float)
     parser.add_argument("--seed", type=int)
     parser.add_argument("--max-retries", type=int)
+    parser.add_argument("--prompt", choices=list(get_args(PromptName)),
+                        help="answerlens' prompt (default) or PRME 0.15.0's verbatim, with its prompt identity")
 
 
 def _port(text: str) -> int:
@@ -199,7 +201,7 @@ def _config(args: argparse.Namespace, sample: Sample | None) -> AnswerabilityCon
         if not key:
             raise UsageError(f"environment variable {args.api_key_env} is not set or empty")
         values["api_key"] = SecretStr(key)
-    for name in ("timeout", "temperature", "seed", "max_retries"):
+    for name in ("timeout", "temperature", "seed", "max_retries", "prompt"):
         if getattr(args, name) is not None:
             values[name] = getattr(args, name)
     try:

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 Provider = Literal["ollama", "openai", "llamacpp", "replay"]
+PromptName = Literal["answerlens", "prme"]
 
 DEFAULT_PROVIDER: Provider = "ollama"
 """answerlens' default provider (PRME's is ``openai``): the product is a local inspection tool."""
@@ -41,6 +42,9 @@ UPSTREAM_FIELDS = frozenset(
     {"provider", "model", "api_key", "base_url", "max_retries", "timeout", "temperature", "reasoning_effort"}
 )
 """PRME's fields; every other field is ours and is hashed only when set."""
+PROMPT_FIELDS = frozenset({"prompt"})
+"""Recorded through the prompt identity (``prompt_version``, ``prompt_sha256``), as PRME records its prompt, so
+never in the hashed configuration: ``prompt="prme"`` keeps PRME's ``configuration_sha256``."""
 
 
 class AnswerabilityConfig(BaseModel):
@@ -71,6 +75,9 @@ class AnswerabilityConfig(BaseModel):
     """answerlens: Ollama ``think``; unset sends ``false``."""
     max_tokens: int | None = Field(default=None, gt=0)
     """answerlens: bound on the reply length (OpenAI-compatible servers)."""
+    prompt: PromptName = "answerlens"
+    """answerlens: which prompt to send: ours (``answerlens``) or PRME 0.15.0's verbatim (``prme``), with its
+    user message, reply schema and prompt identity. Not hashed into ``configuration_sha256``."""
 
     @model_validator(mode="before")
     @classmethod
@@ -124,7 +131,7 @@ class AnswerabilityConfig(BaseModel):
         """The non-secret settings that identify this configuration (what ``configuration_sha256`` hashes).
 
         Upstream fields are always present, so a configuration using only them hashes as PRME's does;
-        answerlens' own fields appear only when set.
+        answerlens' own fields appear only when set; the prompt choice never (its identity is recorded apart).
         """
-        dump = self.model_dump(mode="json", exclude={"api_key"})
+        dump = self.model_dump(mode="json", exclude={"api_key", *PROMPT_FIELDS})
         return {key: value for key, value in dump.items() if key in UPSTREAM_FIELDS or value is not None}

@@ -16,7 +16,7 @@ from answerlens.assessment import (
 from answerlens.bundle import load_bundle
 from answerlens.citations import valid_references
 from answerlens.config import AnswerabilityConfig
-from answerlens.prompts import NO_EVIDENCE_RAW, PROMPT_SHA256, PROMPT_VERSION, SYSTEM_PROMPT, user_message
+from answerlens.prompts import NO_EVIDENCE_RAW, prompt_for
 from answerlens.provider import (
     Engine,
     client_timeout,
@@ -76,11 +76,12 @@ class AnswerabilityEvaluator:
                                      model_called=False)
         engine = self._ensure_engine()
         failures = failures_for(self.config)
+        prompt = prompt_for(self.config.prompt)
         reply = await request_raw_assessment(
             engine,
             failures,
-            SYSTEM_PROMPT,
-            user_message(query, context, answer),
+            prompt.system,
+            prompt.user_message(query, context, answer),
             max_retries=self.config.max_retries,
             timeout=self.config.timeout,
         )
@@ -102,8 +103,8 @@ class AnswerabilityEvaluator:
             reply.text,
             config=self.config,
             answer=answer,
-            prompt_version=PROMPT_VERSION,
-            prompt_sha256=PROMPT_SHA256,
+            prompt_version=prompt.version,
+            prompt_sha256=prompt.sha256,
             provider_metadata=metadata,
         )
 

@@ -14,7 +14,7 @@ import httpx
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
-from answerlens.prompts import SYSTEM_PROMPT
+from answerlens.prompts import prompt_for
 from answerlens.provider import (
     Failures,
     as_int,
@@ -133,7 +133,7 @@ async def preflight(
     fits = None
     if estimate is not None and window is not None:
         reserve = config.max_tokens or REPLY_RESERVE_TOKENS
-        fits = estimate + math.ceil(len(SYSTEM_PROMPT) / CHARS_PER_TOKEN) + reserve <= window
+        fits = estimate + math.ceil(len(prompt_for(config.prompt).system) / CHARS_PER_TOKEN) + reserve <= window
     problem = None
     if found is False:
         remedy = "pick a listed model"

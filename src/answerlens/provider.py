@@ -20,13 +20,7 @@ import httpx
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
-from answerlens.prompts import (
-    RESPONSE_SCHEMA,
-    RESPONSE_SCHEMA_NAME,
-    RawAssessment,
-    ReplyError,
-    parse_reply,
-)
+from answerlens.prompts import RawAssessment, ReplyError, parse_reply, prompt_for
 
 EXCERPT_CHARS = 500
 
@@ -256,7 +250,7 @@ class OllamaEngine:
             "model": config.model,
             "messages": messages,
             "stream": False,
-            "format": RESPONSE_SCHEMA,
+            "format": prompt_for(config.prompt).schema,
             "options": options,
         }
         if self._send_think:
@@ -323,9 +317,10 @@ class OpenAIEngine:
             "temperature": config.temperature,
         }
         if self.response_format == "json_schema":
+            prompt = prompt_for(config.prompt)
             payload["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": RESPONSE_SCHEMA_NAME, "schema": RESPONSE_SCHEMA, "strict": True},
+                "json_schema": {"name": prompt.schema_name, "schema": prompt.schema, "strict": prompt.strict_schema},
             }
         else:
             payload["response_format"] = {"type": "json_object"}
