@@ -133,6 +133,7 @@ def test_model_help_names_each_providers_default(capsys, command: str) -> None: 
     for provider in ("ollama", "openai", "llamacpp"):
         assert f"{provider}: {DEFAULT_MODELS[provider]}" in text
     assert ("replay: recorded" in text) == (command == "assess")
+    assert "--prompt {answerlens,prme}" in text
 
 
 def test_assess_with_prmes_prompt_reproduces_prmes_published_run(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]

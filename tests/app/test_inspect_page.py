@@ -282,3 +282,22 @@ def test_openai_compatible_server_with_a_context_that_does_not_fit(scripted_serv
     assess(at)  # the warning does not block: the server decides
     assert verdicts(at) == [sample.expected.verdict]
     assert "live model: openai local-7b" in html(at)
+
+
+def test_prmes_prompt_can_be_chosen_in_the_endpoint_panel(scripted_server: ScriptedServer) -> None:
+    import hashlib
+
+    sample = load_sample(SAMPLES / "answerable_billing_database.json")
+    _ollama(scripted_server, ["qwen3.5:9b"])
+    scripted_server.script("/api/chat", ollama_chat(json.dumps(sample.recorded_reply)))
+    at = start()
+    choose_sample(at, "answerable_billing_database")
+    assert at.radio(key="inspect.prompt").value == "answerlens (default)"
+    at.radio(key="inspect.prompt").set_value("PRME 0.15 (verbatim)").run()
+    _live(at, scripted_server)
+    assess(at)
+    assert verdicts(at) == ["answerable"]
+    (chat,) = scripted_server.requests_to("/api/chat")
+    system = chat.json["messages"][0]["content"]
+    assert hashlib.sha256(system.encode()).hexdigest().startswith("51db73f0")
+    assert "answerability_requirements_v2" in html(at)

@@ -23,6 +23,9 @@ from answerlens.ui.sources import Source
 
 PROVIDERS = {"Ollama": "ollama", "OpenAI-compatible server": "openai", "Embedded model (llama.cpp)": "llamacpp",
              "Recorded response": "replay"}
+PROMPTS = {"answerlens (default)": "answerlens", "PRME 0.15 (verbatim)": "prme"}
+PROMPT_HELP = ("answerlens' own prompt, or PRME 0.15.0's exact prompt, user message and reply schema: its "
+               "results carry PRME's prompt identity, so they compare with PRME's own runs.")
 DEFAULT_TIMEOUTS = {"ollama": 120.0, "openai": 120.0, "llamacpp": 300.0}
 """Seconds for a whole assess call; small CPU-bound local models are slow on long contexts."""
 
@@ -72,7 +75,8 @@ def _use_recorded(prefix: str) -> None:
 
 
 def _settings(prefix: str, provider: str) -> dict[str, Any]:
-    """The "Sampling and limits" expander, as ``Endpoint`` fields."""
+    """The prompt choice and the "Sampling and limits" expander, as ``Endpoint`` fields."""
+    prompt = PROMPTS[st.radio("Prompt", list(PROMPTS), horizontal=True, key=f"{prefix}.prompt", help=PROMPT_HELP)]
     with st.expander("Sampling and limits"):
         timeout = st.number_input("Timeout (s, whole call)", min_value=1.0, max_value=3600.0,
                                   value=DEFAULT_TIMEOUTS[provider], step=10.0, key=f"{prefix}.timeout.{provider}")
@@ -88,7 +92,8 @@ def _settings(prefix: str, provider: str) -> dict[str, Any]:
                                          step=256, key=f"{prefix}.max_tokens")
         retries = st.number_input("Re-asks after an invalid reply", min_value=0, max_value=10, value=2,
                                   key=f"{prefix}.retries")
-    return {"timeout": timeout, "temperature": temperature, "seed": int(seed) if seed is not None else None,
+    return {"prompt": prompt, "timeout": timeout, "temperature": temperature,
+            "seed": int(seed) if seed is not None else None,
             "num_ctx": int(num_ctx) if num_ctx is not None else None,
             "max_tokens": int(max_tokens) if max_tokens is not None else None, "max_retries": int(retries)}
 

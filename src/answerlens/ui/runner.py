@@ -61,6 +61,7 @@ class Endpoint:
     num_ctx: int | None = None
     max_tokens: int | None = None
     max_retries: int = 2
+    prompt: str = "answerlens"
 
 
 def make_config(endpoint: Endpoint) -> AnswerabilityConfig:
@@ -74,6 +75,7 @@ def make_config(endpoint: Endpoint) -> AnswerabilityConfig:
             "temperature": endpoint.temperature,
             "seed": endpoint.seed,
             "max_retries": endpoint.max_retries,
+            "prompt": endpoint.prompt,
         }
         if endpoint.provider == "ollama":
             fields["num_ctx"] = endpoint.num_ctx
