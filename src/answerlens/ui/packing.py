@@ -4,6 +4,7 @@ citations fare under each (pure: no streamlit).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,6 +102,79 @@ def _render(bundle: MemoryBundle, fmt: Format, packed_citations: bool) -> Render
         problem = "no citable references: the engine would return insufficient without calling a model"
     return Rendering(fmt, rendered, text, problem=problem, fix=fix, references=references, as_packed=as_packed,
                      matches_packed=matches)
+
+
+# --- where a token budget cuts ------------------------------------------------------------------------------
+
+DEFAULT_BUDGET = 4096
+"""PRME's default ``PackingConfig.token_budget``, for bundles that carry no budget of their own."""
+
+
+def bundle_budget(bundle: MemoryBundle) -> int:
+    """The tokens the bundle's packer could spend (``tokens_used + budget_remaining``), else PRME's default."""
+    available = bundle.tokens_used + bundle.budget_remaining
+    return available if bundle.token_budget > 0 and available > 0 else DEFAULT_BUDGET
+
+
+@dataclass(frozen=True)
+class BudgetCut:
+    """How much of a rendered context a token budget holds, counted as PRME counts (the whole prefix)."""
+
+    budget: int
+    records: int
+    kept: int
+    """Records, in the order shown, whose context prefix fits the budget."""
+    kept_tokens: int
+    """Tokens of the context up to and including the last kept record (the empty prefix when none fit)."""
+    first_cut: str | None
+    """The first record line the budget cannot hold, or None when every record fits."""
+
+    @property
+    def fits(self) -> bool:
+        return self.kept == self.records
+
+
+def budget_cut(rendering: Rendering, budget: int, count: Callable[[str], int] | None = None) -> BudgetCut | None:
+    """Where ``budget`` tokens end in this rendering: the longest run of records, in the order shown, whose
+    context prefix (notice, header, section lines and records so far) counts at most ``budget`` tokens, as
+    PRME checks a packed context as a whole. None when there is nothing rendered.
+
+    Records after the cut are what this budget cannot hold here; PRME's packer picks by priority, not by
+    position, so it would drop its lowest-priority records instead. ``count`` defaults to ``token_count``.
+    """
+    if rendering.bundle is None:
+        return None
+    counter = count or (lambda text: token_count(text)[0])
+    lines = rendering.text.split("\n")
+    ends = _record_line_ends(rendering.bundle, len(lines))
+    if ends is None:
+        return None
+    low, high = 0, len(ends)  # the answer is the largest k in [low, high] whose prefix fits
+    while low < high:
+        middle = (low + high + 1) // 2
+        if counter("\n".join(lines[: ends[middle - 1]])) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    kept_tokens = counter("\n".join(lines[: ends[low - 1]])) if low else 0
+    first_cut = lines[ends[low] - 1] if low < len(ends) else None
+    return BudgetCut(budget, len(ends), low, kept_tokens, first_cut)
+
+
+def _record_line_ends(bundle: MemoryBundle, line_count: int) -> list[int] | None:
+    """For each record, the number of context lines up to and including it (sections in order, one line
+    each, after the notice, guidance and header lines)."""
+    body = sum(1 + len(candidates) for candidates in bundle.sections.values())
+    position = line_count - body
+    if not bundle.sections or position < 1:
+        return None
+    ends = []
+    for candidates in bundle.sections.values():
+        position += 1  # the [section] line
+        for _ in candidates:
+            position += 1
+            ends.append(position)
+    return ends
 
 
 # --- a reply's citations under each format ------------------------------------------------------------

@@ -11,15 +11,40 @@ from answerlens.bundle import MemoryBundle
 from answerlens.prompts import RawAssessment
 from answerlens.ui import history, sources
 from answerlens.ui.markup import STYLE, cell, esc, notice_html, outcome_cell, table_html
-from answerlens.ui.packing import Rendering, citation_matrix, reply_from
+from answerlens.ui.packing import Rendering, budget_cut, bundle_budget, citation_matrix, reply_from
 from answerlens.ui.sources import Source
 
 
-def renderings(items: list[Rendering], bundle: MemoryBundle) -> None:
+def budget_input(prefix: str, bundle: MemoryBundle) -> int:
+    return int(st.number_input("Token budget (tokens the whole context may use)", min_value=0,
+                               value=bundle_budget(bundle), step=256, key=f"{prefix}.budget",
+                               help="Default: what the bundle's packer could spend, else PRME's 4096."))
+
+
+def renderings(items: list[Rendering], bundle: MemoryBundle, budget: int | None = None) -> None:
     columns = st.columns(len(items), gap="small")
     for column, rendering in zip(columns, items, strict=True):
         with column:
             _rendering(rendering, bundle)
+            if budget is not None and rendering.error is None:
+                _budget_line(rendering, budget)
+
+
+def _budget_line(rendering: Rendering, budget: int) -> None:
+    cut = budget_cut(rendering, budget)
+    if cut is None:
+        return
+    if cut.fits:
+        text = f"a budget of {budget:,} tokens holds all {cut.records} records"
+    else:
+        text = (f"a budget of {budget:,} tokens ends after record {cut.kept} of {cut.records} "
+                f"({cut.kept_tokens:,} tokens); cut here: {_clip(cut.first_cut or '')}")
+    st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-budget-cut="{rendering.format.key}" '
+            f'data-kept="{cut.kept}" data-records="{cut.records}">{esc(text)}</div>')
+
+
+def _clip(line: str, limit: int = 160) -> str:
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
