@@ -21,7 +21,8 @@ st.caption("The same records rendered as reader (citations on and off), auditabl
 source = source_picker.pick("packing", APP_ROOT)
 if source is not None:
     renderings = packing.render_all(source.bundle)
-    packing_view.renderings(renderings, source.bundle)
+    budget = packing_view.budget_input("packing", source.bundle)
+    packing_view.renderings(renderings, source.bundle, budget)
 
     st.subheader("A reply's citations under each format")
     st.caption("Tokens are judged exactly as the engine would judge them against each rendering; a reply "

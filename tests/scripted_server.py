@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -118,10 +119,23 @@ class _QuietServer(ThreadingHTTPServer):
         pass
 
 
+def _bind(port: int, handler: type[BaseHTTPRequestHandler], wait: float) -> _QuietServer:
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            return _QuietServer(("127.0.0.1", port), handler)
+        except OSError:
+            if port == 0 or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 class ScriptedServer:
     """The loopback server. ``base_url`` is what users write (``http://127.0.0.1:PORT/v1``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0, *, wait: float = 15.0) -> None:
+        """``port`` 0 takes a free one. A fixed port (a recorded base URL that is hashed into a configuration)
+        may be held for a moment by another test run on this machine: binding is retried for ``wait`` s."""
         self._queues: dict[str, deque[Reply]] = defaultdict(deque)
         self._standing: dict[str, Reply] = {}
         self._lock = threading.Lock()
@@ -129,7 +143,7 @@ class ScriptedServer:
         self.requests: list[Recorded] = []
         self.sent = 0
         """Bytes of streamed bodies written so far."""
-        self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd = _bind(port, self._handler_class(), wait)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01},
                                         daemon=True)

@@ -138,3 +138,35 @@ def test_verify_with_the_bundle_rederives_decisions(capsys, tmp_path) -> None:  
     assert code == 1 and "requirements[0].citations[0].span" in out
     code, out, _ = run(capsys, "verify", str(path), "--bundle", str(PRME / "bundles" / "bundle_compact.json"))
     assert code == 1 and "context_sha256: the bundle given is not the one assessed" in out
+
+
+@pytest.mark.parametrize("command", [pytest.param("assess", id="assess"), pytest.param("trial", id="trial")])
+def test_model_help_names_each_providers_default(capsys, command: str) -> None:  # type: ignore[no-untyped-def]
+    from answerlens.config import DEFAULT_MODELS
+
+    code, out, _ = run(capsys, command, "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    for provider in ("ollama", "openai", "llamacpp"):
+        assert f"{provider}: {DEFAULT_MODELS[provider]}" in text
+    assert ("replay: recorded" in text) == (command == "assess")
+    assert "--prompt {answerlens,prme}" in text
+
+
+def test_assess_with_prmes_prompt_reproduces_prmes_published_run(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from tests.scripted_server import ScriptedServer, openai_chat
+
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "prme"
+    published = json.loads((fixtures / "assessments" / "assessment_reader_openai.json").read_text())
+    monkeypatch.setenv("PRME_RUN_KEY", "sk-unused")
+    with ScriptedServer(port=18765) as server:
+        server.script("/v1/chat/completions",
+                      openai_chat((fixtures / "assessments" / "raw_output_reader_openai.json").read_text()))
+        code, out, err = run(capsys, "assess", str(fixtures / "bundles" / "bundle_reader_citations.json"),
+                             "-q", QUESTION, "--provider", "openai", "--model", "stub-model",
+                             "--base-url", server.base_url, "--max-retries", "0", "--timeout", "20",
+                             "--temperature", "0", "--api-key-env", "PRME_RUN_KEY", "--prompt", "prme", "--json")
+    assert (code, err) == (0, "")
+    from answerlens import AnswerabilityAssessment
+
+    assert AnswerabilityAssessment.model_validate_json(out).prme_dict() == published

@@ -6,6 +6,7 @@ from pydantic import SecretStr, ValidationError
 
 from answerlens import AnswerabilityConfig
 from answerlens.audit import canonical_json, sha256_text
+from answerlens.config import DEFAULT_MODELS, default_model
 from tests.paths import PRME
 
 PRME_CONFIG = {
@@ -79,3 +80,41 @@ def test_unusable_endpoints_are_refused_up_front(values: dict, message: str) -> 
     with pytest.raises(ValidationError, match=re.escape(message)) as info:
         AnswerabilityConfig(**values)
     assert "sécret" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "provider, model",
+    [
+        pytest.param("ollama", "qwen3.5:9b", id="ollama"),
+        pytest.param("openai", "gpt-4o-mini", id="openai_as_prme"),
+        pytest.param("llamacpp", "local-gguf", id="llamacpp"),
+        pytest.param("replay", "recorded", id="replay"),
+    ],
+)
+def test_a_provider_without_a_model_gets_its_own_default(provider: str, model: str) -> None:
+    assert AnswerabilityConfig(provider=provider).model == model
+    assert AnswerabilityConfig(provider=provider, model=None).model == model
+    assert AnswerabilityConfig.model_validate({"provider": provider}).model == model
+    assert default_model(provider) == DEFAULT_MODELS[provider] == model
+    assert AnswerabilityConfig(provider=provider, model="chosen").model == "chosen"
+
+
+def test_default_provider_stays_ollama_and_openai_default_is_prmes() -> None:
+    assert AnswerabilityConfig().provider == "ollama"
+    assert AnswerabilityConfig().model == DEFAULT_MODELS["ollama"]
+    # PRME 0.15.0: AnswerabilityConfig(provider="openai").model == "gpt-4o-mini"
+    assert AnswerabilityConfig(provider="openai").public_dump()["model"] == "gpt-4o-mini"
+
+
+def test_prompt_choice_is_not_hashed() -> None:
+    # PRME records its prompt through prompt_version/prompt_sha256, so does answerlens: the hash stays PRME's.
+    expected = json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text())
+    prme = AnswerabilityConfig(**PRME_CONFIG, prompt="prme")
+    assert prme.prompt == "prme" and AnswerabilityConfig().prompt == "answerlens"
+    assert "prompt" not in prme.public_dump()
+    assert _sha(prme) == _sha(AnswerabilityConfig(**PRME_CONFIG)) == expected["configuration_sha256"]
+
+
+def test_unknown_prompt_is_refused() -> None:
+    with pytest.raises(ValidationError, match="prompt"):
+        AnswerabilityConfig(prompt="gpt")

@@ -6,6 +6,7 @@ assessment a user would see.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -19,6 +20,7 @@ from answerlens import (
     assess_answerability,
     load_bundle,
 )
+from answerlens.prompts import prompt_for
 from answerlens.recording import Recording, ReplyOrigin
 from tests.paths import PRME  # noqa: E402
 from tests.scripted_server import (
@@ -262,3 +264,90 @@ async def test_replay_provider_without_a_recording_fails_clearly() -> None:
             await evaluator.assess("What cache does the dashboard API use?", READER)
     assert info.value.kind == "no_recording"
     assert "recording=" in str(info.value)
+
+
+# --- prompt="prme": PRME 0.15.0's prompt, schema and identity; a live call reproduces PRME's published run ----
+
+FIXTURES = PRME
+PRME_PROMPT_SHA256 = "51db73f014f22bf2c5b70a36b42fa5e7118b2d2ab8a7c5b6fca277ed09d65316"
+PRME_BASE_URL = "http://127.0.0.1:18765/v1"
+"""The recorded configuration's base URL: it is hashed into configuration_sha256, so the server listens there."""
+
+
+def prme_run_config(**overrides: Any) -> AnswerabilityConfig:
+    """The configuration recorded in shared/prme/README.md for the published run, with PRME's prompt."""
+    settings: dict[str, Any] = {"provider": "openai", "model": "stub-model", "base_url": PRME_BASE_URL,
+                                "max_retries": 0, "timeout": 20.0, "temperature": 0.0, "reasoning_effort": None,
+                                "api_key": SecretStr(SECRET), "prompt": "prme", **overrides}
+    return AnswerabilityConfig(**settings)
+
+
+@pytest.fixture(name="prme_port_server")
+def prme_port_server_fixture() -> Any:
+    with ScriptedServer(port=18765) as server:
+        yield server
+
+
+async def test_live_call_with_prmes_prompt_reproduces_the_published_assessment(prme_port_server: ScriptedServer
+                                                                                 ) -> None:
+    published = json.loads((FIXTURES / "assessments" / "assessment_reader_openai.json").read_text())
+    raw = (FIXTURES / "assessments" / "raw_output_reader_openai.json").read_text()
+    prme_port_server.script("/v1/chat/completions", openai_chat(raw))
+    bundle = FIXTURES / "bundles" / "bundle_reader_citations.json"
+
+    async with AnswerabilityEvaluator(prme_run_config()) as evaluator:
+        assessment = await evaluator.assess(PRME_QUESTION, bundle)
+
+    assert prme_port_server.base_url == PRME_BASE_URL
+    assert assessment.prme_dict() == published  # every field, evaluation_id and assessment_sha256 included
+    assert assessment.provider_metadata is not None and not assessment.provider_metadata.recorded
+    (request,) = prme_port_server.requests_to("/v1/chat/completions")
+    system, user = request.json["messages"]
+    assert system == {"role": "system", "content": prompt_for("prme").system}
+    assert hashlib.sha256(system["content"].encode()).hexdigest() == PRME_PROMPT_SHA256
+    context = load_bundle(bundle).render().strip()
+    assert user == {"role": "user", "content": f"QUESTION:\n{PRME_QUESTION}\n\nRETRIEVED MEMORY DATA:\n{context}"}
+    schema = json.loads((FIXTURES / "assessments" / "answerability_response_schema.json").read_text())
+    assert request.json["response_format"] == {
+        "type": "json_schema", "json_schema": {"name": "_RawAssessment", "schema": schema, "strict": False}}
+
+
+async def test_prmes_draft_message_and_ollama_format(scripted_server: ScriptedServer) -> None:
+    scripted_server.script("/api/chat", ollama_chat(CACHE_SUPPORTED))
+    cfg = config(scripted_server, prompt="prme")
+    async with AnswerabilityEvaluator(cfg) as evaluator:
+        assessment = await evaluator.assess(PRME_QUESTION, READER, answer="  The API uses MySQL.  ")
+    (request,) = scripted_server.requests_to("/api/chat")
+    context = load_bundle(READER).render().strip()
+    assert request.json["messages"][1]["content"] == (
+        f"QUESTION:\n{PRME_QUESTION}\n\nDRAFT ANSWER TO VERIFY:\nThe API uses MySQL.\n\nAlso decompose every "
+        "factual claim in the draft. A question requirement the draft omits remains unsupported.\n\n"
+        f"RETRIEVED MEMORY DATA:\n{context}")
+    assert request.json["format"] == json.loads(
+        (FIXTURES / "assessments" / "answerability_response_schema.json").read_text())
+    assert (assessment.prompt_version, assessment.prompt_sha256) == ("answerability_requirements_v2",
+                                                                     PRME_PROMPT_SHA256)
+
+
+async def test_the_prompt_choice_is_recorded_by_its_identity_not_in_the_configuration_hash(
+        scripted_server: ScriptedServer) -> None:
+    scripted_server.script("/api/chat", ollama_chat(CACHE_SUPPORTED), ollama_chat(CACHE_SUPPORTED))
+    question = "What cache does the dashboard API use?"
+    async with AnswerabilityEvaluator(config(scripted_server)) as ours:
+        default = await ours.assess(question, READER)
+    async with AnswerabilityEvaluator(config(scripted_server, prompt="prme")) as theirs:
+        prme = await theirs.assess(question, READER)
+    assert default.configuration_sha256 == prme.configuration_sha256
+    assert (default.prompt_version, prme.prompt_version) == ("answerlens_requirements_v1",
+                                                             "answerability_requirements_v2")
+    assert default.evaluation_id != prme.evaluation_id
+    first, second = scripted_server.requests_to("/api/chat")
+    assert first.json["messages"][0]["content"] != second.json["messages"][0]["content"]
+
+
+async def test_prmes_empty_bundle_assessment_is_reproduced_without_a_call() -> None:
+    published = json.loads((FIXTURES / "assessments" / "assessment_empty_bundle.json").read_text())
+    empty = {"sections": {}, "rendered_context": "", "context_format": "reader", "context_references": {}}
+    async with AnswerabilityEvaluator(prme_run_config()) as evaluator:
+        assessment = await evaluator.assess(PRME_QUESTION, empty)
+    assert assessment.prme_dict() == published

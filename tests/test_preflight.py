@@ -60,14 +60,14 @@ async def test_list_models_failures(scripted_server: ScriptedServer, reply: Repl
     scripted_server.script("/api/tags", reply)
     with pytest.raises(AnswerabilityError) as info:
         await list_models(config(scripted_server), timeout=0.3)
-    assert_failure(info.value, kind, scripted_server.base_url)
+    assert_failure(info.value, kind, scripted_server.base_url, provider=None)
 
 
 async def test_list_models_connection_refused() -> None:
     base_url = f"http://127.0.0.1:{closed_port()}/v1"
     with pytest.raises(AnswerabilityError) as info:
         await list_models(config(None, base_url=base_url))
-    assert_failure(info.value, "connection_refused", base_url)
+    assert_failure(info.value, "connection_refused", base_url, provider=None)
 
 
 async def test_list_models_replay_offers_none() -> None:

@@ -1,14 +1,18 @@
 import json
+from pathlib import Path
 
 import pytest
 
+from answerlens import AnswerabilityConfig
 from answerlens.audit import sha256_text
 from answerlens.prompts import (
     PROMPT_SHA256,
+    PROMPT_VERSION,
     RESPONSE_SCHEMA,
     SYSTEM_PROMPT,
     ReplyError,
     parse_reply,
+    prompt_for,
     reply_json_text,
     user_message,
 )
@@ -89,3 +93,39 @@ def test_deeply_nested_reply_is_a_reply_error() -> None:
     with pytest.raises(ReplyError) as info:
         parse_reply("[" * 200_000 + "]" * 200_000)
     assert info.value.kind == "not_json"
+
+
+# --- the prompt choice ------------------------------------------------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "prme"
+PRME_ASSESSMENT = json.loads((FIXTURES / "assessments" / "assessment_reader_openai.json").read_text())
+
+
+def test_answerlens_prompt_is_still_the_default_and_unchanged() -> None:
+    ours = prompt_for("answerlens")
+    assert (ours.version, ours.sha256, ours.system) == (PROMPT_VERSION, PROMPT_SHA256, SYSTEM_PROMPT)
+    assert (ours.schema, ours.strict_schema) == (RESPONSE_SCHEMA, True)
+    assert prompt_for(AnswerabilityConfig().prompt) is ours
+    assert ours.user_message("Q?", "CTX", "A.") == user_message("Q?", "CTX", "A.")
+
+
+@pytest.mark.parametrize(
+    ("name", "instruction"),
+    [
+        pytest.param("answerlens", "Also decompose every factual claim in the draft into its own requirement. "
+                     "A question requirement the draft omits remains unsupported.", id="answerlens"),
+        pytest.param("prme", "Also decompose every factual claim in the draft. A question requirement the draft "
+                     "omits remains unsupported.", id="prme"),
+    ],
+)
+def test_user_messages(name: str, instruction: str) -> None:
+    prompt = prompt_for(name)
+    assert prompt.user_message("Q?", "CTX") == "QUESTION:\nQ?\n\nRETRIEVED MEMORY DATA:\nCTX"
+    assert prompt.user_message("Q?", "CTX", "A.") == (
+        f"QUESTION:\nQ?\n\nDRAFT ANSWER TO VERIFY:\nA.\n\n{instruction}\n\nRETRIEVED MEMORY DATA:\nCTX")
+
+
+def test_a_reply_to_either_prompt_parses_the_same() -> None:
+    raw = json.loads((FIXTURES / "assessments" / "raw_output_reader_openai.json").read_text())
+    parsed = parse_reply(json.dumps(raw))
+    assert parsed.model_dump(mode="json") == raw

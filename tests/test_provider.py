@@ -76,9 +76,22 @@ async def assess(cfg: AnswerabilityConfig) -> Any:
         return await evaluator.assess(QUESTION, BUNDLE)
 
 
-def assert_failure(exc: AnswerabilityError, kind: str, base_url: str, model: str = MODEL) -> None:
-    """What every provider failure owes the user."""
+UPSTREAM_SENTENCE = "Answerability assessment failed for provider {provider!r}: "
+"""PRME 0.15.0's failure sentence (``AnswerabilityError(f"... {self.config.provider!r}")``); ours follows it."""
+
+
+def assert_failure(exc: AnswerabilityError, kind: str, base_url: str, model: str = MODEL,
+                   provider: str | None = "any") -> None:
+    """What every provider failure owes the user. ``provider``: the assessment's provider, which its message
+    names first in upstream's words (``any`` accepts each; None: a model listing, which names none)."""
     text = str(exc)
+    if provider is None:
+        assert not text.startswith("Answerability assessment failed"), text
+    elif provider == "any":
+        assert any(text.startswith(UPSTREAM_SENTENCE.format(provider=name)) for name in
+                   ("ollama", "openai", "llamacpp", "replay")), text
+    else:
+        assert text.startswith(UPSTREAM_SENTENCE.format(provider=provider)), text
     assert exc.kind == kind, text
     assert base_url in text, text
     assert repr(model) in text, text
@@ -346,7 +359,8 @@ async def test_failure_is_an_actionable_error(
     with pytest.raises(AnswerabilityError) as info:
         await assess(config(scripted_server, provider, **overrides))
 
-    assert_failure(info.value, kind, scripted_server.base_url)
+    # Every kind starts with PRME's own sentence naming the provider, then our detail and remedy.
+    assert_failure(info.value, kind, scripted_server.base_url, provider=provider)
     assert mentions in str(info.value)
     assert len(scripted_server.requests_to(CHAT[provider])) == requests
 
@@ -368,7 +382,7 @@ async def test_connection_refused(provider: str, prose: str, remedy: str) -> Non
         await assess(config(None, provider, base_url=base_url))
 
     assert_failure(info.value, "connection_refused", base_url)
-    assert str(info.value).startswith(prose.format(port=port))
+    assert str(info.value).startswith(UPSTREAM_SENTENCE.format(provider=provider) + prose.format(port=port))
     assert remedy in info.value.remedy
     assert info.value.__cause__ is not None  # the httpx error stays chained for debugging
 

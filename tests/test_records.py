@@ -1,6 +1,7 @@
 """The bundle and record models: the exact context, citability, speakers."""
 
 import json
+from uuid import UUID
 
 import pytest
 
@@ -61,3 +62,38 @@ def test_invalid_speaker_names_are_refused(name: str, problem: str) -> None:
 
 def test_speaker_names_are_trimmed() -> None:
     assert normalize_speaker("  Craig ") == "Craig"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param("bundle_compact.json", id="compact"), pytest.param("bundle_reader_citations.json", id="reader")],
+)
+def test_resolve_context_ref_maps_each_reference_to_its_memory(name: str) -> None:
+    bundle = load_bundle(PRME / "bundles" / name)
+    data = json.loads((PRME / "bundles" / name).read_text())
+    assert data["context_references"], "the fixture carries references"
+    for ref, memory_id in data["context_references"].items():
+        assert bundle.resolve_context_ref(ref) == UUID(memory_id)
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        pytest.param("m99", id="unknown"),
+        pytest.param("[m1]", id="bracketed_is_not_a_key"),
+        pytest.param(" m1", id="not_stripped"),
+        pytest.param("M1", id="case_sensitive"),
+    ],
+)
+def test_resolve_context_ref_refuses_anything_but_an_exact_reference(ref: str) -> None:
+    # As PRME 0.15.0: ValueError("Unknown context reference: <ref>"), raised from the KeyError.
+    bundle = load_bundle(PRME / "bundles" / "bundle_compact.json")
+    with pytest.raises(ValueError) as info:
+        bundle.resolve_context_ref(ref)
+    assert str(info.value) == f"Unknown context reference: {ref}"
+    assert isinstance(info.value.__cause__, KeyError)
+
+
+def test_resolve_context_ref_on_a_bundle_without_references() -> None:
+    with pytest.raises(ValueError, match="^Unknown context reference: m1$"):
+        MemoryBundle().resolve_context_ref("m1")

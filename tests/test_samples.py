@@ -228,6 +228,11 @@ async def test_prme_sample_reproduces_the_published_assessment() -> None:
     assert prme.evaluation_id == "b6ffc7d38c507389bfb04cdab2624e9134764518886d90d8d7ad709a52bb8696"
     assert prme.assessment_sha256 == "ebbe21c02876a97974341f8926fa5ac9edcaa4466354a41fcd3e2f9939b7d3b2"
     assert prme.citation_errors == PRME_CITATION_ERRORS
+    # prompt="prme" records that identity by itself.
+    config = AnswerabilityConfig(provider="openai", model="stub-model", base_url="http://127.0.0.1:18765/v1",
+                                 max_retries=0, timeout=20.0, temperature=0.0, prompt="prme")
+    by_choice = derive_assessment(item.question, item.load(), item.recording().text, config=config)  # type: ignore[union-attr]
+    assert (by_choice.evaluation_id, by_choice.assessment_sha256) == (prme.evaluation_id, prme.assessment_sha256)
 
 
 async def test_reader_without_citations_is_fixed_by_packing_with_citations() -> None:

@@ -23,7 +23,7 @@ from answerlens.audit import (
 from answerlens.citations import CitationDecision, RequirementCitations, check_reply, valid_references
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
-from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, RawAssessment, ReplyError, parse_reply
+from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, RawAssessment, ReplyError, parse_reply, prompt_for
 from answerlens.recording import HAND_WRITTEN, RecordingRef, ReplyOrigin
 from answerlens.records import MemoryBundle
 from answerlens.verdict import (
@@ -180,6 +180,12 @@ class PromptIdentity:
     version: str = PROMPT_VERSION
     sha256: str = PROMPT_SHA256
 
+    @classmethod
+    def of(cls, config: AnswerabilityConfig) -> PromptIdentity:
+        """The identity of the prompt ``config.prompt`` chooses."""
+        prompt = prompt_for(config.prompt)
+        return cls(prompt.version, prompt.sha256)
+
 
 def prepare_inputs(query: str, bundle: MemoryBundle, answer: str | None = None) -> AssessmentInputs:
     """Strip the query and answer and check the bundle can be cited.
@@ -258,6 +264,9 @@ def derive_assessment(
 ) -> AnswerabilityAssessment:
     """A complete assessment from a model's reply (its exact JSON text, or a parsed ``RawAssessment``): replay.
 
+    The prompt identity is the configured prompt's (``config.prompt``) unless ``prompt_version`` and
+    ``prompt_sha256`` name another (a reply produced elsewhere).
+
     ``model_called=False`` records a reply that no model gave (the no-evidence assessment), with no raw output.
 
     Raises ``ValueError`` for a blank query/answer or an uncitable reader bundle, ``TypeError`` for anything but
@@ -268,7 +277,8 @@ def derive_assessment(
         raw, text = reply, canonical_json(reply.model_dump(mode="json"))
     else:
         raw, text = _parse(reply, config), reply
-    prompt = PromptIdentity(prompt_version or PROMPT_VERSION, prompt_sha256 or PROMPT_SHA256)
+    configured = PromptIdentity.of(config)
+    prompt = PromptIdentity(prompt_version or configured.version, prompt_sha256 or configured.sha256)
     return derive(inputs, raw, text if model_called else None, config=config, prompt=prompt,
                   provider_metadata=provider_metadata)
 

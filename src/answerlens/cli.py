@@ -15,13 +15,13 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, get_args
 
 from pydantic import SecretStr, ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
-from answerlens.config import AnswerabilityConfig
+from answerlens.config import DEFAULT_MODELS, AnswerabilityConfig, PromptName
 from answerlens.errors import AnswerabilityError, AnswerlensError, describe_validation
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.explanation import report_lines
@@ -117,13 +117,17 @@ def _add_model_commands(commands: Any) -> None:
 
 def _add_provider_options(parser: argparse.ArgumentParser, providers: list[str]) -> None:
     parser.add_argument("--provider", choices=providers, default="ollama")
-    parser.add_argument("--model", help="model name (default: qwen3.5:9b; replay: the sample's)")
+    defaults = ", ".join(f"{name}: {DEFAULT_MODELS[name]}" for name in providers)
+    sample_note = "; replay uses a sample's recorded model when it has one" if "replay" in providers else ""
+    parser.add_argument("--model", help=f"model name (default per provider: {defaults}{sample_note})")
     parser.add_argument("--base-url", help="server base URL, e.g. http://127.0.0.1:11434/v1")
     parser.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
     parser.add_argument("--timeout", type=float, help="seconds for the whole call (default 30)")
     parser.add_argument("--temperature", type=float)
     parser.add_argument("--seed", type=int)
     parser.add_argument("--max-retries", type=int)
+    parser.add_argument("--prompt", choices=list(get_args(PromptName)),
+                        help="answerlens' prompt (default) or PRME 0.15.0's verbatim, with its prompt identity")
 
 
 def _port(text: str) -> int:
@@ -221,8 +225,6 @@ async def _run(
 def _config(args: argparse.Namespace, sample: Sample | None) -> AnswerabilityConfig:
     values: dict[str, Any] = {"provider": args.provider}
     model = args.model or (sample.recorded_model if args.provider == "replay" and sample else None)
-    if args.provider == "replay" and not model:
-        model = "recorded"
     if model:
         values["model"] = model
     if args.base_url:
@@ -232,7 +234,7 @@ def _config(args: argparse.Namespace, sample: Sample | None) -> AnswerabilityCon
         if not key:
             raise UsageError(f"environment variable {args.api_key_env} is not set or empty")
         values["api_key"] = SecretStr(key)
-    for name in ("timeout", "temperature", "seed", "max_retries"):
+    for name in ("timeout", "temperature", "seed", "max_retries", "prompt"):
         if getattr(args, name) is not None:
             values[name] = getattr(args, name)
     try:

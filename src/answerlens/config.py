@@ -1,15 +1,30 @@
-"""``AnswerabilityConfig``: which model to ask and how, with PRME's field names and defaults."""
+"""``AnswerabilityConfig``: which model to ask and how, with PRME's field names.
+
+The default model follows the provider (``DEFAULT_MODELS``, the one definition the CLI and the app read).
+"""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-from answerlens.providers.kinds import provider_kind
+from answerlens.providers.kinds import KINDS, provider_kind
 
 Provider = Literal["ollama", "openai", "llamacpp", "replay"]
+PromptName = Literal["answerlens", "prme"]
+
+DEFAULT_PROVIDER: Provider = "ollama"
+"""answerlens' default provider (PRME's is ``openai``): the product is a local inspection tool."""
+
+DEFAULT_MODELS: dict[str, str] = {name: kind.default_model for name, kind in KINDS.items()}
+"""The model used when a provider is chosen without one (defined per kind in ``providers.kinds``)."""
+
+
+def default_model(provider: str) -> str:
+    """The model ``provider`` uses when none is given."""
+    return provider_kind(provider).default_model
 
 DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024
 """Largest decoded reply body read when ``max_reply_bytes`` is unset (8 MiB)."""
@@ -19,6 +34,9 @@ UPSTREAM_FIELDS = frozenset(
     {"provider", "model", "api_key", "base_url", "max_retries", "timeout", "temperature", "reasoning_effort"}
 )
 """PRME's fields; every other field is ours and is hashed only when set."""
+PROMPT_FIELDS = frozenset({"prompt"})
+"""Recorded through the prompt identity (``prompt_version``, ``prompt_sha256``), as PRME records its prompt, so
+never in the hashed configuration: ``prompt="prme"`` keeps PRME's ``configuration_sha256``."""
 
 
 class AnswerabilityConfig(BaseModel):
@@ -27,10 +45,11 @@ class AnswerabilityConfig(BaseModel):
     # hide_input_in_errors: a rejected api_key (or any value) is never echoed in a validation error.
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, hide_input_in_errors=True)
 
-    provider: Provider = "ollama"
+    provider: Provider = DEFAULT_PROVIDER
     """``ollama`` (native API), ``openai`` (any OpenAI-compatible server), ``llamacpp`` (a llama.cpp server,
     e.g. ``answerlens serve-model``) or ``replay`` (a recorded reply)."""
-    model: str = Field(default="qwen3.5:9b", min_length=1)
+    model: str = Field(default=DEFAULT_MODELS[DEFAULT_PROVIDER], min_length=1)
+    """Unset: the provider's default (``DEFAULT_MODELS``)."""
     api_key: SecretStr | None = Field(default=None, repr=False)
     """Sent only as a header."""
     base_url: str | None = None
@@ -51,6 +70,18 @@ class AnswerabilityConfig(BaseModel):
     """answerlens: bound on the reply length (OpenAI-compatible servers)."""
     max_reply_bytes: int | None = Field(default=None, gt=0, le=MAX_REPLY_BYTES_LIMIT)
     """answerlens: largest decoded HTTP body read from the server (default 8 MiB); past it the call fails."""
+    prompt: PromptName = "answerlens"
+    """answerlens: which prompt to send: ours (``answerlens``) or PRME 0.15.0's verbatim (``prme``), with its
+    user message, reply schema and prompt identity. Not hashed into ``configuration_sha256``."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _provider_default_model(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("model") is None:
+            provider = data.get("provider", DEFAULT_PROVIDER)
+            if provider in DEFAULT_MODELS:
+                return {**data, "model": DEFAULT_MODELS[provider]}
+        return data
 
     @field_validator("model")
     @classmethod
@@ -111,7 +142,7 @@ class AnswerabilityConfig(BaseModel):
         """The non-secret settings that identify this configuration (what ``configuration_sha256`` hashes).
 
         Upstream fields are always present, so a configuration using only them hashes as PRME's does;
-        answerlens' own fields appear only when set.
+        answerlens' own fields appear only when set; the prompt choice never (its identity is recorded apart).
         """
-        dump = self.model_dump(mode="json", exclude={"api_key"})
+        dump = self.model_dump(mode="json", exclude={"api_key", *PROMPT_FIELDS})
         return {key: value for key, value in dump.items() if key in UPSTREAM_FIELDS or value is not None}

@@ -16,7 +16,7 @@ from answerlens.assessment import (
 )
 from answerlens.config import AnswerabilityConfig
 from answerlens.loading import load_bundle
-from answerlens.prompts import NO_EVIDENCE_RAW, SYSTEM_PROMPT, user_message
+from answerlens.prompts import NO_EVIDENCE_RAW, prompt_for
 from answerlens.providers.ask import RawReply, make_engine, request_raw_assessment
 from answerlens.providers.engine import Engine
 from answerlens.providers.http import client_timeout, failures_for, make_client
@@ -63,19 +63,20 @@ class AnswerabilityEvaluator:
         packed without citations raises ``ValueError``; a bad bundle raises ``BundleError``.
         """
         inputs = prepare_inputs(query, load_bundle(bundle), answer)
-        prompt = PromptIdentity()
+        identity = PromptIdentity.of(self.config)
         if not inputs.citable:
-            return derive(inputs, NO_EVIDENCE_RAW, None, config=self.config, prompt=prompt)
+            return derive(inputs, NO_EVIDENCE_RAW, None, config=self.config, prompt=identity)
         engine = self._ensure_engine()
+        prompt = prompt_for(self.config.prompt)
         reply = await request_raw_assessment(
             engine,
             failures_for(self.config),
-            SYSTEM_PROMPT,
-            user_message(inputs.query, inputs.context, inputs.answer),
+            prompt.system,
+            prompt.user_message(inputs.query, inputs.context, inputs.answer),
             max_retries=self.config.max_retries,
             timeout=self.config.timeout,
         )
-        return derive(inputs, reply.raw, reply.text, config=self.config, prompt=prompt,
+        return derive(inputs, reply.raw, reply.text, config=self.config, prompt=identity,
                       provider_metadata=_metadata(engine, reply))
 
     async def aclose(self) -> None:

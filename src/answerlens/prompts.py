@@ -1,6 +1,8 @@
-"""The system prompt (versioned, hashed), the user message, and the raw-response schema the model fills.
+"""The prompts (system prompt, version, hash, user message, reply schema) and the raw-response model.
 
-``parse_reply`` is the single place a model's text becomes a validated ``RawAssessment``.
+Two prompts: answerlens' own (the default) and PRME 0.15.0's verbatim (``prme_prompt``); ``prompt_for`` picks
+one by ``AnswerabilityConfig.prompt``. ``parse_reply`` is the single place a model's text becomes a validated
+``RawAssessment``; both prompts' replies have that same shape.
 """
 
 from __future__ import annotations
@@ -8,10 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from answerlens import prme_prompt
 from answerlens.errors import describe_validation
 from answerlens.verdict import AnswerabilityStatus
 
@@ -124,15 +128,55 @@ RESPONSE_SCHEMA: dict[str, Any] = {
 RESPONSE_SCHEMA_NAME = "answerability_assessment"
 
 
-def user_message(query: str, context: str, answer: str | None = None) -> str:
+DRAFT_INSTRUCTION = (
+    "Also decompose every factual claim in the draft into its own requirement. A question requirement the draft "
+    "omits remains unsupported."
+)
+
+
+def user_message(query: str, context: str, answer: str | None = None,
+                 draft_instruction: str = DRAFT_INSTRUCTION) -> str:
     """The question, the draft (with the decomposition instruction) when given, then the exact context."""
     draft = ""
     if answer is not None:
-        draft = (
-            f"\n\nDRAFT ANSWER TO VERIFY:\n{answer}\n\nAlso decompose every factual claim in the draft into "
-            "its own requirement. A question requirement the draft omits remains unsupported."
-        )
+        draft = f"\n\nDRAFT ANSWER TO VERIFY:\n{answer}\n\n{draft_instruction}"
     return f"QUESTION:\n{query}{draft}\n\nRETRIEVED MEMORY DATA:\n{context}"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What is sent for one prompt choice, and the identity an assessment records for it."""
+
+    name: str
+    version: str
+    system: str
+    draft_instruction: str
+    schema: dict[str, Any]
+    schema_name: str
+    strict_schema: bool
+    """Whether OpenAI-compatible servers get ``strict: true`` (only a schema with every property required)."""
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.system.encode("utf-8")).hexdigest()
+
+    def user_message(self, query: str, context: str, answer: str | None = None) -> str:
+        return user_message(query, context, answer, self.draft_instruction)
+
+
+PROMPTS = {
+    "answerlens": Prompt("answerlens", PROMPT_VERSION, SYSTEM_PROMPT, DRAFT_INSTRUCTION, RESPONSE_SCHEMA,
+                         RESPONSE_SCHEMA_NAME, strict_schema=True),
+    "prme": Prompt("prme", prme_prompt.PROMPT_VERSION, prme_prompt.SYSTEM_PROMPT, prme_prompt.DRAFT_INSTRUCTION,
+                   prme_prompt.RESPONSE_SCHEMA, prme_prompt.RESPONSE_SCHEMA_NAME, strict_schema=False),
+}
+"""``answerlens``: our prompt (the default), with a strict schema. ``prme``: PRME 0.15.0's, byte for byte, with
+its identity (``answerability_requirements_v2``, ``51db73f0…``) and its reply schema."""
+
+
+def prompt_for(name: str) -> Prompt:
+    """The prompt ``AnswerabilityConfig.prompt`` names."""
+    return PROMPTS[name]
 
 
 class ReplyError(ValueError):

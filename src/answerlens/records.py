@@ -164,6 +164,14 @@ class MemoryBundle(BaseModel):
         """The rendered context, as packed; never reconstructed."""
         return self.rendered_context
 
+    def resolve_context_ref(self, reference: str) -> UUID:
+        """The memory id a bundle-local reference such as ``m3`` names, as PRME resolves it: an exact key of
+        ``context_references``, else ``ValueError("Unknown context reference: m3")`` (from the ``KeyError``)."""
+        try:
+            return self.context_references[reference]
+        except KeyError as exc:
+            raise ValueError(f"Unknown context reference: {reference}") from exc
+
     @property
     def exact_context(self) -> str:
         """``render().strip()``: exactly what the model is sent, what is hashed, and what spans index into."""

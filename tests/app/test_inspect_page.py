@@ -272,9 +272,32 @@ def test_openai_compatible_server_with_a_context_that_does_not_fit(scripted_serv
     choose_sample(at, "large_platform_history")
     at.radio(key="inspect.provider").set_value("OpenAI-compatible server").run()
     at.text_input(key="inspect.base_url.openai").set_value(scripted_server.base_url).run()
-    assert at.selectbox(key="inspect.model.openai").options == ["local-7b"]
+    # The provider's default (PRME's gpt-4o-mini) comes first and is flagged as missing until one is picked.
+    assert at.selectbox(key="inspect.model.openai").options == ["gpt-4o-mini", "local-7b"]
+    (missing,) = notices(at.sidebar, "warning")
+    assert "'gpt-4o-mini' is not on the OpenAI-compatible server" in missing
+    at.selectbox(key="inspect.model.openai").set_value("local-7b").run()
     (warning,) = notices(at.sidebar, "warning")
     assert "does not fit the context window of 2048 tokens" in warning
     assess(at)  # the warning does not block: the server decides
     assert verdicts(at) == [sample.expected.verdict]
     assert "live model: openai local-7b" in html(at)
+
+
+def test_prmes_prompt_can_be_chosen_in_the_endpoint_panel(scripted_server: ScriptedServer) -> None:
+    import hashlib
+
+    sample = load_sample(SAMPLES / "answerable_billing_database.json")
+    _ollama(scripted_server, ["qwen3.5:9b"])
+    scripted_server.script("/api/chat", ollama_chat(json.dumps(sample.recorded_reply)))
+    at = start()
+    choose_sample(at, "answerable_billing_database")
+    assert at.radio(key="inspect.prompt").value == "answerlens (default)"
+    at.radio(key="inspect.prompt").set_value("PRME 0.15 (verbatim)").run()
+    _live(at, scripted_server)
+    assess(at)
+    assert verdicts(at) == ["answerable"]
+    (chat,) = scripted_server.requests_to("/api/chat")
+    system = chat.json["messages"][0]["content"]
+    assert hashlib.sha256(system.encode()).hexdigest().startswith("51db73f0")
+    assert "answerability_requirements_v2" in html(at)

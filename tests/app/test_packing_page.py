@@ -9,9 +9,17 @@ import pytest
 
 from answerlens import load_bundle
 from answerlens.samples import load_sample
-from answerlens.ui.packing.viewmodel import FORMATS, citation_matrix, render_all, reply_from
+from answerlens.ui.packing.viewmodel import (
+    FORMATS,
+    Rendering,
+    budget_cut,
+    bundle_budget,
+    citation_matrix,
+    render_all,
+    reply_from,
+)
 from tests.app.conftest import assert_clean, choose_sample, html, notices, start
-from tests.paths import PRME, SAMPLES
+from tests.paths import PRME, REPO, SAMPLES
 
 PAGE = "pages/packing.py"
 
@@ -27,7 +35,8 @@ def test_reader_without_citations_shows_the_exact_error_and_the_fix() -> None:
     assert [c.value for c in at.code][1].startswith("Lines starting with")
     counts = re.findall(r'data-counts="(\w+)"[^>]*>([^<]+)<', html(at))
     assert [key for key, _ in counts] == [f.key for f in FORMATS]
-    assert all("estimate" in text for _, text in counts)
+    # Counted as PRME's packer counts (cl100k_base), not estimated.
+    assert all("tokens (cl100k_base, as PRME counts)" in text and "estimate" not in text for _, text in counts)
 
 
 def test_prme_bundle_reports_the_packers_exact_count_and_matches_byte_for_byte() -> None:
@@ -86,6 +95,15 @@ def test_packed_formats_match_their_bundles() -> None:
         assert packed.matches_packed is True, name
 
 
+def test_a_packed_context_whose_header_differs_is_flagged() -> None:
+    # Headers are PRME's byte for byte now, so the comparison covers the header line too.
+    bundle = load_bundle(PRME / "bundles" / "bundle_reader_citations.json")
+    header, rest = bundle.rendered_context.split("\n", 1)
+    edited = bundle.model_copy(update={"rendered_context": header.replace("source data", "data") + "\n" + rest})
+    (packed,) = [r for r in render_all(edited) if r.as_packed]
+    assert packed.matches_packed is False
+
+
 @pytest.mark.parametrize(
     "data",
     [
@@ -106,3 +124,66 @@ def test_matrix_follows_the_engine_on_prme_data() -> None:
     cited = [(row["token"], row["reader_cited"].text) for row in rows]
     assert cited[:3] == [("[m1]", "accepted → m1"), ("m4", "accepted → m4"), ("m4", "discarded: duplicate_memory")]
     assert ("m99", "discarded: unknown_reference") in cited
+
+
+# --- where a token budget cuts -------------------------------------------------------------------------------
+
+FIXTURES = REPO / "tests" / "fixtures" / "prme"
+
+
+def _packed(name: str) -> Rendering:
+    (packed,) = [r for r in render_all(load_bundle(FIXTURES / "bundles" / f"{name}.json")) if r.as_packed]
+    return packed
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, id=n) for n in ("bundle_reader_citations", "bundle_compact",
+                                                                   "bundle_auditable", "bundle_reader_plain")])
+def test_a_budget_of_prmes_own_count_holds_every_record_and_one_less_cuts(name: str) -> None:
+    rendering = _packed(name)
+    bundle = load_bundle(FIXTURES / "bundles" / f"{name}.json")
+    full = budget_cut(rendering, bundle.tokens_used)
+    assert full is not None and full.fits and full.records == bundle.record_count
+    assert full.kept_tokens == bundle.tokens_used and full.first_cut is None
+    short = budget_cut(rendering, bundle.tokens_used - 1)
+    assert short is not None and short.kept == short.records - 1
+    assert short.first_cut == rendering.text.split("\n")[-1]  # the last record is the one cut
+    assert short.kept_tokens <= bundle.tokens_used - 1
+
+
+def test_budget_cut_is_the_longest_prefix_that_fits() -> None:
+    rendering = _packed("bundle_reader_citations")
+    lines = rendering.text.split("\n")
+    records = [index for index, line in enumerate(lines) if line.startswith("- ")]
+    for budget in range(0, len(rendering.text) + 2, 7):
+        cut = budget_cut(rendering, budget, count=len)  # characters, so every boundary is easy to check
+        assert cut is not None
+        fits = [k for k in range(len(records) + 1) if k == 0 or len("\n".join(lines[: records[k - 1] + 1])) <= budget]
+        assert cut.kept == max(fits), budget
+        assert cut.first_cut == (lines[records[cut.kept]] if cut.kept < len(records) else None)
+
+
+def test_nothing_rendered_has_no_cut() -> None:
+    (rendering,) = [r for r in render_all(load_bundle({"records": []})) if r.format.key == "compact"]
+    assert budget_cut(rendering, 100) is None
+
+
+def test_bundle_budget_is_the_packers_or_prmes_default() -> None:
+    bundle = load_bundle(FIXTURES / "bundles" / "bundle_reader_citations.json")
+    assert bundle_budget(bundle) == bundle.tokens_used + bundle.budget_remaining
+    assert bundle_budget(load_bundle({"records": [{"text": "x"}]})) == 4096
+
+
+def test_the_page_shows_where_the_budget_cuts() -> None:
+    at = start(PAGE)
+    choose_sample(at, "large_platform_history", prefix="packing")
+    assert at.number_input(key="packing.budget").value == 4096  # no budget of its own: PRME's default
+    cuts = {key: (int(kept), int(total)) for key, kept, total in
+            re.findall(r'data-budget-cut="(\w+)" data-kept="(\d+)" data-records="(\d+)"', html(at))}
+    assert list(cuts) == [f.key for f in FORMATS]
+    assert all(0 < kept < total == 200 for kept, total in cuts.values())  # 200 records do not fit 4096 tokens
+    assert cuts["reader_plain"][0] > cuts["compact"][0] > cuts["auditable"][0]
+    assert "a budget of 4,096 tokens ends after record" in html(at)
+    at.number_input(key="packing.budget").set_value(100_000).run()
+    assert_clean(at)
+    kept = re.findall(r'data-budget-cut="\w+" data-kept="(\d+)" data-records="200"', html(at))
+    assert kept == ["200"] * 4

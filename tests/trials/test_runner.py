@@ -120,13 +120,15 @@ def test_resume_reuses_saved_samples_and_never_duplicates(tmp_path: Path) -> Non
     [
         pytest.param("config", "different configuration", id="other_config"),
         pytest.param("dataset", "different dataset", id="other_dataset"),
+        pytest.param("prompt", "different prompt", id="other_prompt"),
     ],
 )
 def test_mismatched_resume_is_refused(tmp_path: Path, change: str, message: str) -> None:
     path = write_dataset(tmp_path / "cases.json", question_cases())
     with oracle_server(REPLIES) as server:
         asyncio.run(run_trial(load_dataset(path), config(server.base_url), repeats=1, out=tmp_path / "run"))
-        settings = config(server.base_url, seed=1) if change == "config" else config(server.base_url)
+        settings = {"config": config(server.base_url, seed=1), "prompt": config(server.base_url, prompt="prme")
+                    }.get(change, config(server.base_url))
         if change == "dataset":
             write_dataset(path, question_cases()[:5])
         with pytest.raises(TrialError, match=message):
@@ -298,3 +300,16 @@ def test_uncitable_reader_bundle_is_bad_input_at_load(tmp_path: Path) -> None:
                                                     "bundle": bundle}])
     with pytest.raises(DatasetError, match="case 'r'.*context_citations=True"):
         load_dataset(path)
+
+
+def test_a_run_with_prmes_prompt_records_its_identity(tmp_path: Path) -> None:
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()[:2]))
+    with oracle_server(REPLIES) as server:
+        outcome = asyncio.run(run_trial(dataset, config(server.base_url, prompt="prme"), repeats=1,
+                                        out=tmp_path / "run"))
+    result = outcome.result
+    assert (result["prompt_version"], result["prompt_sha256"][:8]) == ("answerability_requirements_v2", "51db73f0")
+    assert "prompt" not in result["configuration"]
+    assert result["configuration"] == config(server.base_url).public_dump()  # the prompt is not hashed
+    assert {sample["assessment"]["prompt_version"] for sample in result["samples"]} == {
+        "answerability_requirements_v2"}

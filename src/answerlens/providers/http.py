@@ -59,8 +59,13 @@ class Failures:
     base_url: str | None
     model: str
     secret: str | None = field(default=None, repr=False)
+    operation: str | None = "Answerability assessment"
+    """What failed, as upstream words it; every message starts ``{operation} failed for provider 'openai': ``
+    (PRME's exact sentence) before our detail. None (preflight) leaves the detail alone."""
 
     def error(self, kind: str, message: str, remedy: str, raw: str | None = None) -> AnswerabilityError:
+        if self.operation is not None:
+            message = f"{self.operation} failed for provider {self.engine!r}: {message}"
         return AnswerabilityError(
             message,
             kind=kind,
@@ -171,12 +176,13 @@ class Failures:
                           "raise the timeout, or use a faster model")
 
 
-def failures_for(config: AnswerabilityConfig) -> Failures:
+def failures_for(config: AnswerabilityConfig, *, operation: str | None = "Answerability assessment") -> Failures:
     return Failures(
         engine=config.provider,
         base_url=config.effective_base_url,
         model=config.model,
         secret=config.api_key.get_secret_value() if config.api_key is not None else None,
+        operation=operation,
     )
 
 

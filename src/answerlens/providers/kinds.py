@@ -33,6 +33,7 @@ class ProviderKind:
     wire: Wire
     default_base_url: str | None
     default_model: str
+    """The model used when this provider is chosen without one."""
     lists_models: bool
     """Whether the server's model listing names the models it can run (llama.cpp answers with its one model)."""
 
@@ -41,10 +42,12 @@ KINDS: dict[str, ProviderKind] = {
     kind.name: kind
     for kind in (
         ProviderKind("ollama", "Ollama", "Ollama", Wire.OLLAMA, "http://127.0.0.1:11434/v1", "qwen3.5:9b", True),
+        # PRME's default model for its OpenAI provider.
         ProviderKind("openai", "OpenAI-compatible server", "the OpenAI-compatible server", Wire.OPENAI,
-                     "https://api.openai.com/v1", "qwen3.5:9b", True),
+                     "https://api.openai.com/v1", "gpt-4o-mini", True),
+        # A llama.cpp server answers with the one GGUF it loaded whatever name is asked: this only labels results.
         ProviderKind("llamacpp", "Embedded model (llama.cpp)", "the llama.cpp server", Wire.OPENAI,
-                     "http://127.0.0.1:8080/v1", "qwen3.5:9b", False),
+                     "http://127.0.0.1:8080/v1", "local-gguf", False),
         ProviderKind("replay", "Recorded response", "the recorded response", Wire.RECORDED, None, "recorded", False),
     )
 }

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 
 from answerlens.config import AnswerabilityConfig
-from answerlens.prompts import RESPONSE_SCHEMA
+from answerlens.prompts import prompt_for
 from answerlens.providers.engine import ChatReply
 from answerlens.providers.http import (
     Failures,
@@ -46,7 +46,7 @@ class OllamaEngine:
             "model": config.model,
             "messages": messages,
             "stream": False,
-            "format": RESPONSE_SCHEMA,
+            "format": prompt_for(config.prompt).schema,
             "options": options,
         }
         if self._send_think:

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 
 from answerlens.config import AnswerabilityConfig
-from answerlens.prompts import RESPONSE_SCHEMA, RESPONSE_SCHEMA_NAME
+from answerlens.prompts import prompt_for
 from answerlens.providers.engine import ChatReply
 from answerlens.providers.http import Failures, HttpReply, as_int, auth_headers, error_text, json_body, send
 
@@ -37,9 +37,10 @@ class OpenAIEngine:
             "temperature": config.temperature,
         }
         if self.response_format == "json_schema":
+            prompt = prompt_for(config.prompt)
             payload["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": RESPONSE_SCHEMA_NAME, "schema": RESPONSE_SCHEMA, "strict": True},
+                "json_schema": {"name": prompt.schema_name, "schema": prompt.schema, "strict": prompt.strict_schema},
             }
         else:
             payload["response_format"] = {"type": "json_object"}

@@ -14,7 +14,7 @@ import httpx
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
-from answerlens.prompts import SYSTEM_PROMPT
+from answerlens.prompts import prompt_for
 from answerlens.providers.http import (
     Failures,
     as_int,
@@ -90,7 +90,7 @@ async def list_models(config: AnswerabilityConfig, *, timeout: float = 3.0) -> l
     if provider_kind(config.provider).wire == Wire.RECORDED:
         return []
     async with make_client(config, timeout) as client:
-        return await _list_models(client, config, failures_for(config))
+        return await _list_models(client, config, failures_for(config, operation=None))
 
 
 _NO_ANSWER = frozenset({"connection_refused", "connect_timeout", "read_timeout", "transport"})
@@ -113,7 +113,7 @@ async def preflight(
     kind = provider_kind(config.provider)
     if kind.wire == Wire.RECORDED:
         return Preflight(reachable=True, server="recorded response", context_tokens_estimate=estimate)
-    failures = failures_for(config)
+    failures = failures_for(config, operation=None)
     async with make_client(config, timeout) as client:
         try:
             models = await _list_models(client, config, failures)
@@ -131,7 +131,7 @@ async def preflight(
     fits = None
     if estimate is not None and window is not None:
         reserve = config.max_tokens or REPLY_RESERVE_TOKENS
-        fits = estimate + math.ceil(len(SYSTEM_PROMPT) / CHARS_PER_TOKEN) + reserve <= window
+        fits = estimate + math.ceil(len(prompt_for(config.prompt).system) / CHARS_PER_TOKEN) + reserve <= window
     problem = None
     if found is False:
         remedy = "pick a listed model"

@@ -28,7 +28,7 @@ from answerlens.errors import AnswerabilityError, BundleError, DatasetError, Tri
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.json_reader import MB
 from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle
-from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION
+from answerlens.prompts import prompt_for
 from answerlens.records import MemoryBundle
 from answerlens.trials.summary import RESULT_KIND, RUN_KIND, default_gates, evaluate_gates, read_saved_json, summarize
 
@@ -175,8 +175,8 @@ def run_identity(dataset: Dataset, config: AnswerabilityConfig) -> dict[str, Any
         "dataset_sha256": dataset.sha256,
         "configuration": config.public_dump(),
         "configuration_sha256": sha256_text(canonical_json(config.public_dump())),
-        "prompt_version": PROMPT_VERSION,
-        "prompt_sha256": PROMPT_SHA256,
+        "prompt_version": prompt_for(config.prompt).version,
+        "prompt_sha256": prompt_for(config.prompt).sha256,
     }
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 
 from answerlens.audit import sha256_text
-from answerlens.config import AnswerabilityConfig
+from answerlens.config import DEFAULT_MODELS, AnswerabilityConfig
 from answerlens.errors import BundleError
 from answerlens.providers.kinds import provider_kind
 from answerlens.providers.preflight import Preflight
@@ -26,7 +26,9 @@ from answerlens.ui.common.sources import Source
 
 PROVIDERS = {"Ollama": "ollama", "OpenAI-compatible server": "openai", "Embedded model (llama.cpp)": "llamacpp",
              "Recorded response": "replay"}
-DEFAULT_MODELS = {"ollama": "qwen3.5:9b", "openai": ""}
+PROMPTS = {"answerlens (default)": "answerlens", "PRME 0.15 (verbatim)": "prme"}
+PROMPT_HELP = ("answerlens' own prompt, or PRME 0.15.0's exact prompt, user message and reply schema: its "
+               "results carry PRME's prompt identity, so they compare with PRME's own runs.")
 DEFAULT_TIMEOUTS = {"ollama": 120.0, "openai": 120.0, "llamacpp": 300.0}
 """Seconds for a whole assess call; small CPU-bound local models are slow on long contexts."""
 
@@ -75,7 +77,8 @@ def _use_recorded(prefix: str) -> None:
 
 
 def _settings(prefix: str, provider: str) -> dict[str, Any]:
-    """The "Sampling and limits" expander, as ``Endpoint`` fields."""
+    """The prompt choice and the "Sampling and limits" expander, as ``Endpoint`` fields."""
+    prompt = PROMPTS[st.radio("Prompt", list(PROMPTS), horizontal=True, key=f"{prefix}.prompt", help=PROMPT_HELP)]
     with st.expander("Sampling and limits"):
         timeout = st.number_input("Timeout (s, whole call)", min_value=1.0, max_value=3600.0,
                                   value=DEFAULT_TIMEOUTS[provider], step=10.0, key=f"{prefix}.timeout.{provider}")
@@ -91,7 +94,8 @@ def _settings(prefix: str, provider: str) -> dict[str, Any]:
                                          step=256, key=f"{prefix}.max_tokens")
         retries = st.number_input("Re-asks after an invalid reply", min_value=0, max_value=10, value=2,
                                   key=f"{prefix}.retries")
-    return {"timeout": timeout, "temperature": temperature, "seed": int(seed) if seed is not None else None,
+    return {"prompt": prompt, "timeout": timeout, "temperature": temperature,
+            "seed": int(seed) if seed is not None else None,
             "num_ctx": int(num_ctx) if num_ctx is not None else None,
             "max_tokens": int(max_tokens) if max_tokens is not None else None, "max_retries": int(retries)}
 
@@ -149,11 +153,14 @@ def _embedded(prefix: str, source: Source | None, recorded: bool) -> Choice:
 
 
 def _model_picker(key: str, current: str, listed: tuple[str, ...]) -> str:
+    """A text field prefilled with the provider's default when the server lists no models; else the listed
+    models, with the current choice first when the server does not list it (the preflight flags it)."""
+    if not listed:
+        return st.text_input("Model", value=current, key=key,
+                             placeholder=f"model name, e.g. {DEFAULT_MODELS['ollama']}").strip()
     options = list(listed)
     if current and current not in options:
         options.insert(0, current)
-    if not options:
-        return st.text_input("Model", value=current, key=key, placeholder="model name, e.g. qwen3.5:9b").strip()
     if key in st.session_state and st.session_state[key] not in options:
         del st.session_state[key]
     value = st.selectbox("Model", options, index=options.index(current) if current in options else 0, key=key,
@@ -206,7 +213,7 @@ def _recorded(prefix: str, source: Source | None) -> Choice:
         st.html(notice_html("info", "This bundle has no recorded reply",
                             remedy="upload a raw reply file, or choose a live provider; an empty bundle needs "
                             "no reply (no model is called)"))
-        return Choice(AnswerabilityConfig(provider="replay", model="recorded"))
+        return Choice(AnswerabilityConfig(provider="replay"))
     try:
         text = sources.reply_text(upload.getvalue(), upload.name)
     except BundleError as exc:
@@ -214,4 +221,4 @@ def _recorded(prefix: str, source: Source | None) -> Choice:
         return Choice(None, str(exc))
     recording = Recording.of(text, author=None, source=upload.name, source_sha256=sha256_text(text))
     st.html(notice_html("warning", "Recorded response", recording.ref.note))
-    return Choice(AnswerabilityConfig(provider="replay", model="recorded"), recording=recording)
+    return Choice(AnswerabilityConfig(provider="replay"), recording=recording)

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import SecretStr, ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
-from answerlens.config import AnswerabilityConfig
+from answerlens.config import DEFAULT_MODELS, DEFAULT_PROVIDER, AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, BundleError, describe_validation
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.providers.preflight import Preflight, preflight
@@ -52,8 +52,8 @@ class Run:
 class Endpoint:
     """The endpoint panel's settings; ``provider`` is ``ollama``, ``openai``, ``llamacpp`` or ``replay``."""
 
-    provider: str = "ollama"
-    model: str = "qwen3.5:9b"
+    provider: str = DEFAULT_PROVIDER
+    model: str = DEFAULT_MODELS[DEFAULT_PROVIDER]
     base_url: str | None = None
     api_key: str | None = None
     timeout: float = 60.0
@@ -62,6 +62,7 @@ class Endpoint:
     num_ctx: int | None = None
     max_tokens: int | None = None
     max_retries: int = 2
+    prompt: str = "answerlens"
 
 
 def make_config(endpoint: Endpoint) -> AnswerabilityConfig:
@@ -75,6 +76,7 @@ def make_config(endpoint: Endpoint) -> AnswerabilityConfig:
             "temperature": endpoint.temperature,
             "seed": endpoint.seed,
             "max_retries": endpoint.max_retries,
+            "prompt": endpoint.prompt,
         }
         if endpoint.provider == "ollama":
             fields["num_ctx"] = endpoint.num_ctx

@@ -12,14 +12,39 @@ from answerlens.records import MemoryBundle
 from answerlens.ui.common import history, sources
 from answerlens.ui.common.markup import STYLE, cell, esc, notice_html, outcome_cell, table_html
 from answerlens.ui.common.sources import Source
-from answerlens.ui.packing.viewmodel import Rendering, citation_matrix, reply_from
+from answerlens.ui.packing.viewmodel import Rendering, budget_cut, bundle_budget, citation_matrix, reply_from
 
 
-def renderings(items: list[Rendering], bundle: MemoryBundle) -> None:
+def budget_input(prefix: str, bundle: MemoryBundle) -> int:
+    return int(st.number_input("Token budget (tokens the whole context may use)", min_value=0,
+                               value=bundle_budget(bundle), step=256, key=f"{prefix}.budget",
+                               help="Default: what the bundle's packer could spend, else PRME's 4096."))
+
+
+def renderings(items: list[Rendering], bundle: MemoryBundle, budget: int | None = None) -> None:
     columns = st.columns(len(items), gap="small")
     for column, rendering in zip(columns, items, strict=True):
         with column:
             _rendering(rendering, bundle)
+            if budget is not None and rendering.error is None:
+                _budget_line(rendering, budget)
+
+
+def _budget_line(rendering: Rendering, budget: int) -> None:
+    cut = budget_cut(rendering, budget)
+    if cut is None:
+        return
+    if cut.fits:
+        text = f"a budget of {budget:,} tokens holds all {cut.records} records"
+    else:
+        text = (f"a budget of {budget:,} tokens ends after record {cut.kept} of {cut.records} "
+                f"({cut.kept_tokens:,} tokens); cut here: {_clip(cut.first_cut or '')}")
+    st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-budget-cut="{rendering.format.key}" '
+            f'data-kept="{cut.kept}" data-records="{cut.records}">{esc(text)}</div>')
+
+
+def _clip(line: str, limit: int = 160) -> str:
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
@@ -28,7 +53,10 @@ def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
     if rendering.error is not None:
         st.html(notice_html("error", "Cannot be rendered in this format", rendering.error))
         return
-    counts = f"{rendering.chars:,} characters · ≈{rendering.tokens:,} tokens (estimate: 4.2 characters a token)"
+    if rendering.tokenizer is not None:
+        counts = f"{rendering.chars:,} characters · {rendering.tokens:,} tokens ({rendering.tokenizer}, as PRME counts)"
+    else:
+        counts = f"{rendering.chars:,} characters · ≈{rendering.tokens:,} tokens (estimate: 4.2 characters a token)"
     if rendering.as_packed and bundle.tokenizer and bundle.tokens_used:
         counts += f" · the packer counted {bundle.tokens_used:,} tokens with {bundle.tokenizer} (exact, as packed)"
     st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-counts="{rendering.format.key}">'
@@ -43,11 +71,11 @@ def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
         st.html(notice_html("ok", "Can be assessed", detail))
     if rendering.matches_packed is False:
         st.html(notice_html("warning", "Differs from the packed context",
-                            "answerlens renders these records differently from the bundle's rendered_context "
-                            "(beyond the header line); shown here is the packed text, which is what a model saw"))
+                            "answerlens renders these records differently from the bundle's rendered_context; "
+                            "shown here is the packed text, which is what a model saw"))
     elif rendering.matches_packed:
         st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-matches-packed="true">'
-                "shown as packed; every record line equals answerlens' own rendering</div>")
+                "shown as packed; byte for byte what answerlens renders from these records</div>")
 
 
 def reply_picker(prefix: str, source: Source) -> tuple[RawAssessment | None, str]:

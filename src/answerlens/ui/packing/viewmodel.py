@@ -4,6 +4,7 @@ citations fare under each (pure: no streamlit).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +14,8 @@ from answerlens.citations import Decision, check_requirement, label_sites, valid
 from answerlens.errors import describe_validation
 from answerlens.prompts import RawAssessment
 from answerlens.records import ContextFormat, MemoryBundle
-from answerlens.render import estimate_tokens, render_bundle
+from answerlens.render import render_bundle
+from answerlens.tokens import token_count
 from answerlens.ui.common.runner import READER_FIX
 from answerlens.verdict import derive_verdict
 
@@ -57,7 +59,13 @@ class Rendering:
 
     @property
     def tokens(self) -> int:
-        return estimate_tokens(self.text)
+        """The context's tokens as PRME counts them (``cl100k_base``), or the estimate (see ``tokenizer``)."""
+        return token_count(self.text)[0]
+
+    @property
+    def tokenizer(self) -> str | None:
+        """``cl100k_base`` when ``tokens`` is exact; None when it is the 4.2-characters estimate."""
+        return token_count("")[1]
 
     @property
     def assessable(self) -> bool:
@@ -80,9 +88,9 @@ def _render(bundle: MemoryBundle, fmt: Format, packed_citations: bool) -> Render
     text = rendered.exact_context
     matches = None
     if as_packed:
-        # Show what the model saw: the packed text, checked line by line against our rendering.
+        # Show what the model saw: the packed text, checked byte for byte against our rendering.
         packed = bundle.exact_context
-        matches = same_records(packed, text, header=_header_index(bundle))
+        matches = packed == text
         rendered, text = bundle, packed
     problem = fix = None
     try:
@@ -96,16 +104,77 @@ def _render(bundle: MemoryBundle, fmt: Format, packed_citations: bool) -> Render
                      matches_packed=matches)
 
 
-def _header_index(bundle: MemoryBundle) -> int:
-    return sum(1 for text in (bundle.coverage_notice, bundle.context_guidance) if text)
+# --- where a token budget cuts ------------------------------------------------------------------------------
+
+DEFAULT_BUDGET = 4096
+"""PRME's default ``PackingConfig.token_budget``, for bundles that carry no budget of their own."""
 
 
-def same_records(packed: str, ours: str, *, header: int) -> bool:
-    """Whether two renderings agree on every line but the one-line header (whose wording is each tool's own)."""
-    left, right = packed.split("\n"), ours.split("\n")
-    if len(left) != len(right):
-        return False
-    return all(a == b for index, (a, b) in enumerate(zip(left, right, strict=True)) if index != header)
+def bundle_budget(bundle: MemoryBundle) -> int:
+    """The tokens the bundle's packer could spend (``tokens_used + budget_remaining``), else PRME's default."""
+    available = bundle.tokens_used + bundle.budget_remaining
+    return available if bundle.token_budget > 0 and available > 0 else DEFAULT_BUDGET
+
+
+@dataclass(frozen=True)
+class BudgetCut:
+    """How much of a rendered context a token budget holds, counted as PRME counts (the whole prefix)."""
+
+    budget: int
+    records: int
+    kept: int
+    """Records, in the order shown, whose context prefix fits the budget."""
+    kept_tokens: int
+    """Tokens of the context up to and including the last kept record (the empty prefix when none fit)."""
+    first_cut: str | None
+    """The first record line the budget cannot hold, or None when every record fits."""
+
+    @property
+    def fits(self) -> bool:
+        return self.kept == self.records
+
+
+def budget_cut(rendering: Rendering, budget: int, count: Callable[[str], int] | None = None) -> BudgetCut | None:
+    """Where ``budget`` tokens end in this rendering: the longest run of records, in the order shown, whose
+    context prefix (notice, header, section lines and records so far) counts at most ``budget`` tokens, as
+    PRME checks a packed context as a whole. None when there is nothing rendered.
+
+    Records after the cut are what this budget cannot hold here; PRME's packer picks by priority, not by
+    position, so it would drop its lowest-priority records instead. ``count`` defaults to ``token_count``.
+    """
+    if rendering.bundle is None:
+        return None
+    counter = count or (lambda text: token_count(text)[0])
+    lines = rendering.text.split("\n")
+    ends = _record_line_ends(rendering.bundle, len(lines))
+    if ends is None:
+        return None
+    low, high = 0, len(ends)  # the answer is the largest k in [low, high] whose prefix fits
+    while low < high:
+        middle = (low + high + 1) // 2
+        if counter("\n".join(lines[: ends[middle - 1]])) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    kept_tokens = counter("\n".join(lines[: ends[low - 1]])) if low else 0
+    first_cut = lines[ends[low] - 1] if low < len(ends) else None
+    return BudgetCut(budget, len(ends), low, kept_tokens, first_cut)
+
+
+def _record_line_ends(bundle: MemoryBundle, line_count: int) -> list[int] | None:
+    """For each record, the number of context lines up to and including it (sections in order, one line
+    each, after the notice, guidance and header lines)."""
+    body = sum(1 + len(candidates) for candidates in bundle.sections.values())
+    position = line_count - body
+    if not bundle.sections or position < 1:
+        return None
+    ends = []
+    for candidates in bundle.sections.values():
+        position += 1  # the [section] line
+        for _ in candidates:
+            position += 1
+            ends.append(position)
+    return ends
 
 
 # --- a reply's citations under each format ------------------------------------------------------------
