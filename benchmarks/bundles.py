@@ -171,3 +171,12 @@ def write_bundle_near(path: Path, max_bytes: int, *, fill: float = 0.985, seed: 
             return path
         count = int(count * max_bytes * (fill + 1) / 2 / len(data))
     raise RuntimeError(f"could not size a bundle between {fill:.1%} and 100% of {max_bytes} bytes")
+
+
+def write_tiny_records(path: Path, records: int) -> Path:
+    """A simple-format bundle of ``records`` one-word records: the shape that once took 3.1 GB to load."""
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write("[")
+        handle.write(",".join(f'{{"text":"r{index}"}}' for index in range(records)))
+        handle.write("]")
+    return path

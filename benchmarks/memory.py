@@ -63,14 +63,17 @@ def task(kind: str, lib: str, bundle_path: Path, url: str | None) -> tuple[float
 
     baseline = peak_mib()
     started = time.perf_counter()
-    bundle = load()
-    if kind == "assess":
-        async def assess() -> Any:
-            return await evaluator().assess(QUERY, bundle)
+    try:
+        bundle = load()
+        if kind == "assess":
+            async def assess() -> Any:
+                return await evaluator().assess(QUERY, bundle)
 
-        result = asyncio.run(assess()).verdict.value
-    else:
-        result = sum(len(candidates) for candidates in bundle.sections.values())
+            result = asyncio.run(assess()).verdict.value
+        else:
+            result = sum(len(candidates) for candidates in bundle.sections.values())
+    except Exception as exc:  # noqa: BLE001 - a refusal (record limit, reply cap) is a result here
+        result = f"{type(exc).__name__}: {str(exc)[:160]}"
     return baseline, time.perf_counter() - started, result
 
 

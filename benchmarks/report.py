@@ -26,6 +26,11 @@ def verdict(ok: bool) -> str:
     return "ok" if ok else "MISSED"
 
 
+def _outcome(result: object) -> str:
+    text = str(result)
+    return text.split(":", 1)[0] if ":" in text and text.split(":", 1)[0].endswith("Error") else text
+
+
 def _table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
     cells = [[str(cell) for cell in row] for row in rows]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
@@ -101,9 +106,10 @@ def table(results: dict[str, Any]) -> str:
         out.append("")
         rows = [[item["what"], item["lib"], f"{item['bundle_bytes'] / 1e6:.1f} MB", f"{item['baseline_mib']:.0f}",
                  f"**{item['peak_mib']:.0f}**", f"{item['vmhwm_mib']:.0f}" if item.get("vmhwm_mib") else "",
-                 f"{item['seconds']:.2f}"] for item in results["memory"]]
-        out += _table(["task", "library", "bundle file", "after imports", "peak (ru_maxrss)", "VmHWM", "task s"],
-                      rows)
+                 f"{(item['peak_mib'] - item['baseline_mib']) * 2**20 / item['bundle_bytes']:.1f}×",
+                 f"{item['seconds']:.2f}", _outcome(item.get("result"))] for item in results["memory"]]
+        out += _table(["task", "library", "bundle file", "after imports", "peak (ru_maxrss)", "VmHWM",
+                       "(peak − imports) / file", "task s", "outcome"], rows)
         out.append("")
 
     if "claims" in results:

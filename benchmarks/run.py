@@ -36,10 +36,10 @@ TRIAL_CASES, TRIAL_REPEATS, TRIAL_DELAY = 40, 3, 0.2
 
 
 @contextmanager
-def server(delay: float = 0.0) -> Iterator[str]:
+def server(delay: float = 0.0, reply_mb: int = 0) -> Iterator[str]:
     """The loopback server in its own process; yields its base URL."""
-    process = subprocess.Popen([sys.executable, str(HERE / "server.py"), "--delay", str(delay)],
-                               stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen([sys.executable, str(HERE / "server.py"), "--delay", str(delay),
+                                "--reply-mb", str(reply_mb)], stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
         port = int(process.stdout.readline())
@@ -219,18 +219,29 @@ def bench_scaling() -> dict[str, Any]:
 def bench_memory(tmp: Path) -> list[dict[str, Any]]:
     large = bundles.write_bundle(tmp / "memory_large.json", LARGE)
     biggest = bundles.write_bundle_near(tmp / "memory_50mb.json", MAX_BUNDLE_BYTES)
-    tasks = [("assess", large, f"assess the {LARGE}-record bundle"), ("load", biggest, "load the ~50 MB bundle file")]
+    million = bundles.write_tiny_records(tmp / "memory_million.json", 1_000_000)
+    both = (("answerlens", sys.executable), ("upstream", UPSTREAM_PYTHON))
+    ours = (("answerlens", sys.executable),)
     found = []
     with server() as url:
-        for kind, path, what in tasks:
-            for lib, python in (("answerlens", sys.executable), ("upstream", UPSTREAM_PYTHON)):
-                command = [str(python), str(HERE / "memory.py"), kind, "--lib", lib, "--bundle", str(path),
-                           "--url", url]
-                # Through a shell that forks it: a process exec'd straight from this (large) one would start
-                # with our ru_maxrss, since Linux carries the peak across exec.
-                completed = subprocess.run(["/bin/sh", "-c", '"$@"; exit $?', "sh", *command], check=True,
-                                           capture_output=True, text=True)
-                found.append({"what": what, "lib": lib, **json.loads(completed.stdout)})
+        found += _memory_tasks(both, url, [("assess", large, f"assess the {LARGE}-record bundle"),
+                                           ("load", biggest, "load the ~50 MB bundle file")])
+        found += _memory_tasks(ours, url, [("load", million, "load a 1,000,000-record bundle (refused)")])
+    with server(reply_mb=200) as url:
+        found += _memory_tasks(ours, url, [("assess", large, "assess against a 200 MB reply (refused)")])
+    return found
+
+
+def _memory_tasks(libs: Any, url: str, tasks: list[tuple[str, Path, str]]) -> list[dict[str, Any]]:
+    found = []
+    for kind, path, what in tasks:
+        for lib, python in libs:
+            command = [str(python), str(HERE / "memory.py"), kind, "--lib", lib, "--bundle", str(path), "--url", url]
+            # Through a shell that forks it: a process exec'd straight from this (large) one would start with our
+            # ru_maxrss, since Linux carries the peak across exec.
+            completed = subprocess.run(["/bin/sh", "-c", '"$@"; exit $?', "sh", *command], check=True,
+                                       capture_output=True, text=True)
+            found.append({"what": what, "lib": lib, **json.loads(completed.stdout)})
     return found
 
 

@@ -56,8 +56,13 @@ def response_bytes(body: bytes) -> bytes:
     return head.encode() + body
 
 
-async def serve(delay: float, port: int) -> None:
-    response = response_bytes(reply_body(JUDGEMENT))
+def huge_judgement(megabytes: int) -> dict[str, Any]:
+    """The usual judgement with a reasoning string of about ``megabytes`` MB: a hostile, oversized reply."""
+    return {**JUDGEMENT, "reasoning": "x" * (megabytes * 1024 * 1024)}
+
+
+async def serve(delay: float, port: int, reply_mb: int = 0) -> None:
+    response = response_bytes(reply_body(huge_judgement(reply_mb) if reply_mb else JUDGEMENT))
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -89,9 +94,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each reply")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--reply-mb", type=int, default=0, help="answer with a reply of about this many MB")
     args = parser.parse_args()
     try:
-        asyncio.run(serve(args.delay, args.port))
+        asyncio.run(serve(args.delay, args.port, args.reply_mb))
     except KeyboardInterrupt:
         sys.exit(0)
 
