@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from answerlens.ui.common.highlight import Highlight, Mark
+from answerlens.ui.common.provenance import is_recorded
 
 # (mark colour, line tint) per requirement; chosen to stay tellable apart and readable under dark text.
 PALETTE: tuple[tuple[str, str], ...] = (
@@ -199,7 +200,7 @@ def verdict_html(verdict: str, action: str, *, source: str, note: str | None = N
 
 
 def source_label_html(source: str) -> str:
-    if source.startswith("recorded response"):
+    if is_recorded(source):
         return f'<span class="al-recorded" data-source="recorded">{esc(source)}</span>'
     return f'<span data-source="live">{esc(source)}</span>'
 
