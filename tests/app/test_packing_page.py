@@ -1,17 +1,13 @@
-"""The Packing page (AppTest) and its pure stage: renderings, assessability, citations under each format."""
+"""The Packing page (AppTest): renderings, assessability, citations under each format (the pure stage is tested
+in tests/ui/packing)."""
 
 from __future__ import annotations
 
-import json
 import re
 
-import pytest
-
-from answerlens import load_bundle
-from answerlens.samples import load_sample
-from answerlens.ui.packing.viewmodel import FORMATS, citation_matrix, render_all, reply_from
+from answerlens.ui.packing.viewmodel import FORMATS
 from tests.app.conftest import assert_clean, choose_sample, html, notices, start
-from tests.paths import PRME, SAMPLES
+from tests.paths import PRME
 
 PAGE = "pages/packing.py"
 
@@ -68,41 +64,3 @@ def test_a_file_that_is_no_reply_says_so() -> None:
     at.file_uploader(key="packing.reply_file").set_value(("x.json", b'{"hello": 1}', "application/json")).run()
     assert_clean(at)
     assert any("not a raw reply or an assessment" in error for error in notices(at.main, "error"))
-
-
-def test_every_sample_renders_in_every_format() -> None:
-    for path in sorted(SAMPLES.glob("*.json")):
-        renderings = render_all(load_sample(path).load())
-        assert [r.format.key for r in renderings] == [f.key for f in FORMATS]
-        assert all(r.error is None for r in renderings), path.stem
-        reader_plain = renderings[1]
-        assert not reader_plain.assessable or not reader_plain.text, path.stem
-
-
-def test_packed_formats_match_their_bundles() -> None:
-    for name in ("bundle_reader_citations", "bundle_auditable", "bundle_compact", "bundle_reader_plain"):
-        bundle = load_bundle(PRME / "bundles" / f"{name}.json")
-        (packed,) = [r for r in render_all(bundle) if r.as_packed]
-        assert packed.matches_packed is True, name
-
-
-@pytest.mark.parametrize(
-    "data",
-    [
-        pytest.param(json.loads((PRME / "assessments" / "raw_output_reader_openai.json").read_text()), id="raw"),
-        pytest.param(json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text()), id="prme"),
-    ],
-)
-def test_reply_from_raw_and_assessment(data) -> None:
-    reply = reply_from(data)
-    assert [r.requirement for r in reply.requirements][0] == "Cache used by the dashboard API"
-
-
-def test_matrix_follows_the_engine_on_prme_data() -> None:
-    bundle = load_bundle(PRME / "bundles" / "bundle_reader_citations.json")
-    raw = reply_from(json.loads((PRME / "assessments" / "raw_output_reader_openai.json").read_text()))
-    rows, verdicts = citation_matrix(render_all(bundle), raw)
-    assert verdicts["reader_cited"] == "partial"  # PRME's own verdict for this reply
-    cited = [(row["token"], row["reader_cited"].text) for row in rows]
-    assert cited[:3] == [("[m1]", "accepted → m1"), ("m4", "accepted → m4"), ("m4", "discarded: duplicate_memory")]
-    assert ("m99", "discarded: unknown_reference") in cited
