@@ -1,4 +1,4 @@
-"""The Compare page (AppTest) and the pure diff behind it."""
+"""The Compare page (AppTest); the pure diff behind it is tested in tests/ui/compare."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ import copy
 import json
 import re
 
-from answerlens import AnswerabilityConfig, derive_assessment, load_bundle
-from answerlens.ui.compare.viewmodel import assessments_in, compare
 from tests.app.conftest import assert_clean, assess, choose_sample, html, notices, start, use_recorded
 from tests.paths import PRME
 
@@ -80,28 +78,3 @@ def test_a_file_with_no_assessment_says_so() -> None:
     assert_clean(at)
     (error,) = notices(at.main, "error")
     assert "not an assessment" in error
-
-
-def _assessment(raw: dict) -> dict:
-    bundle = load_bundle(PRME / "bundles" / "bundle_reader_citations.json")
-    config = AnswerabilityConfig(provider="replay", model="stub")
-    return derive_assessment("What database and cache…?", bundle, raw, config=config).model_dump(mode="json")
-
-
-def test_diff_aligns_by_requirement_text() -> None:
-    raw = json.loads((PRME / "assessments" / "raw_output_reader_openai.json").read_text())
-    changed = copy.deepcopy(raw)
-    del changed["requirements"][0]
-    changed["requirements"][0]["evidence_refs"] = ["m4", "m2"]
-    changed["requirements"].append({"requirement": "New", "status": "unsupported", "evidence_refs": [],
-                                    "explanation": "x"})
-    result = compare(_assessment(raw), _assessment(changed))
-    assert [(row.a_index, row.b_index, row.changes) for row in result.requirements] == [
-        (0, None, ("removed",)), (1, 0, ("citations",)), (2, 1, ()), (3, 2, ()), (None, 3, ("added",))]
-    assert result.same_inputs and not result.same_output
-
-
-def test_assessments_in_each_shape() -> None:
-    assert [label for label, _ in assessments_in(PRME_ASSESSMENT)] == ["assessment"]
-    trial = assessments_in(json.loads(TRIAL.read_text()))
-    assert len(trial) == 120 and trial[0][0] == "100K_0_q0_abstention · repeat 0"

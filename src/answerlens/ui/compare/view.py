@@ -11,10 +11,7 @@ from answerlens.audit import VerificationReport
 from answerlens.errors import BundleError
 from answerlens.ui.common import history, sources
 from answerlens.ui.common.markup import STATUS_COLOURS, cell, esc, notice_html, outcome_cell, table_html
-from answerlens.ui.compare.viewmodel import Comparison, assessments_in
-
-HASHES = frozenset({"query_sha256", "context_sha256", "answer_sha256", "configuration_sha256", "prompt_sha256",
-                    "evaluation_id", "assessment_sha256", "raw_output_sha256"})
+from answerlens.ui.compare.viewmodel import Comparison, assessments_in, fields_html, identity_html, verification_html
 
 
 def pick(prefix: str, side: str) -> tuple[str, dict[str, Any]] | None:
@@ -48,43 +45,15 @@ def pick(prefix: str, side: str) -> tuple[str, dict[str, Any]] | None:
 
 
 def identity(comparison: Comparison) -> None:
-    same_in, same_out = comparison.same_inputs, comparison.same_output
-    inputs = ("Same inputs: evaluation_id matches" if same_in
-              else "Different inputs: evaluation_id differs (question, context, answer, configuration or prompt)")
-    output = ("Same validated output: assessment_sha256 matches" if same_out
-              else "Different validated output: assessment_sha256 differs")
-    hint = None
-    if same_in and not same_out:
-        hint = "The same inputs gave a different result: the model is not deterministic here (see the diff)."
-    st.html(f'<div data-same-inputs="{str(same_in).lower()}">'
-            f'{notice_html("ok" if same_in else "warning", inputs)}</div>'
-            f'<div data-same-output="{str(same_out).lower()}">'
-            f'{notice_html("ok" if same_out else "warning", output, hint)}</div>')
+    st.html(identity_html(comparison))
 
 
 def verification(side: str, name: str, report: VerificationReport) -> None:
-    if report.ok:
-        st.html(f'<div data-verified="{side}">{notice_html("ok", f"{side} verifies", name)}</div>')
-        return
-    problems = "\n".join(report.problems)
-    st.html(f'<div data-verify-failed="{side}">'
-            f'{notice_html("error", f"{side} does not verify", name, code=problems)}</div>')
+    st.html(verification_html(side, name, report))
 
 
 def fields(comparison: Comparison) -> None:
-    rows = []
-    for row in comparison.fields:
-        attr_a = f'data-hash="{row.name}" data-side="A"' if row.name in HASHES else ""
-        attr_b = f'data-hash="{row.name}" data-side="B"' if row.name in HASHES else ""
-        mark = outcome_cell("same" if row.same else "differs", True if row.same else False)
-        rows.append(cell(row.name) + _value(row.a, attr_a) + _value(row.b, attr_b) + mark)
-    st.html(table_html(["field", "A", "B", ""], rows))
-
-
-def _value(value: Any, attrs: str) -> str:
-    text = "null" if value is None else str(value)
-    return f'<td {attrs} style="font-family:ui-monospace,monospace;font-size:0.75rem;overflow-wrap:anywhere">' \
-           f"{esc(text)}</td>"
+    st.html(fields_html(comparison))
 
 
 def requirements(comparison: Comparison) -> None:
