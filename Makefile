@@ -55,7 +55,7 @@ bench: $(VENV)/.installed $(PRME_VENV)/.installed
 	$(PY) benchmarks/run.py
 
 lint: dev
-	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/ruff check src tests app_pages app.py
 	$(VENV)/bin/mypy src
 
 clean:

@@ -73,3 +73,11 @@ def test_every_source_module_has_its_test_module() -> None:
     modules = {path.stem for path in SRC.glob("*.py") if path.stem not in {"__init__", "__main__"}}
     missing = sorted(name for name in modules if not (REPO / "tests" / f"test_{name}.py").exists())
     assert missing == []
+
+
+def test_no_legacy_pages_folder_beside_the_entry_script() -> None:
+    # Streamlit runs a `pages/` folder beside app.py as a v1 multipage app until st.navigation first runs in
+    # the process, so a deep link as a fresh server's first request would lose app.py's navigation.
+    assert not (REPO / "pages").exists()
+    assert sorted(path.name for path in (REPO / "app_pages").glob("*.py")) == [
+        "compare.py", "inspect.py", "packing.py", "trials.py"]

@@ -9,7 +9,7 @@ import re
 from tests.app.conftest import assert_clean, assess, choose_sample, html, notices, start, use_recorded
 from tests.paths import PRME
 
-PAGE = "pages/compare.py"
+PAGE = "app_pages/compare.py"
 PRME_ASSESSMENT = json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text())
 TRIAL = PRME / "trials" / "beam-100k-answerability-dev-v2-results.json"
 

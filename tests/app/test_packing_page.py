@@ -9,7 +9,7 @@ from answerlens.ui.packing.viewmodel import FORMATS
 from tests.app.conftest import assert_clean, choose_sample, html, notices, start
 from tests.paths import PRME
 
-PAGE = "pages/packing.py"
+PAGE = "app_pages/packing.py"
 
 
 def test_reader_without_citations_shows_the_exact_error_and_the_fix() -> None:

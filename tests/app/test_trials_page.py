@@ -18,7 +18,7 @@ from tests.app.conftest import assert_clean, html, notices, start
 from tests.oracle_server import OracleServer, judgement, oracle_server
 from tests.paths import PRME, SAMPLES
 
-PAGE = "pages/trials.py"
+PAGE = "app_pages/trials.py"
 UPSTREAM = PRME / "trials" / "beam-100k-answerability-dev-v2-results.json"
 QUESTIONS = SAMPLES / "trials" / "questions.json"
 SUPPORTED = judgement(("The fact asked for", "supported", ["m1"]))

@@ -66,7 +66,7 @@ def history_picker(prefix: str) -> history.Entry | None:
     left, right = st.columns([4, 1], vertical_alignment="bottom")
     left.selectbox(viewmodel.history_label(len(entries)), list(titles), format_func=titles.__getitem__, key=key,
                    on_change=_reopen, args=(prefix, key))
-    right.page_link("pages/compare.py", label="Compare runs", icon=":material/compare_arrows:")
+    right.page_link("app_pages/compare.py", label="Compare runs", icon=":material/compare_arrows:")
     return current
 
 

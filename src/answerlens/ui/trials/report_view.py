@@ -34,7 +34,7 @@ from answerlens.ui.trials.run_view import Shown
 from answerlens.ui.trials.sources import InspectTarget, inspect_target, run_dataset
 from answerlens.ui.trials.viewmodel import SampleRef
 
-INSPECT_PAGE = "pages/inspect.py"
+INSPECT_PAGE = "app_pages/inspect.py"
 
 
 def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:

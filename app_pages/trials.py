@@ -7,11 +7,8 @@ import streamlit as st
 
 from answerlens.ui.common import endpoint_view as endpoint
 from answerlens.ui.common import sources
-from answerlens.ui.common.navigation_view import ensure_app_navigation
 from answerlens.ui.trials import report_view as trial_report_view
 from answerlens.ui.trials import run_view as trial_view
-
-ensure_app_navigation()
 
 APP_ROOT = Path(__file__).resolve().parents[1]
 CWD = Path.cwd()

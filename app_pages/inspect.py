@@ -6,10 +6,7 @@ import streamlit as st
 
 from answerlens.ui.common import endpoint_view as endpoint
 from answerlens.ui.common import source_view as source_picker
-from answerlens.ui.common.navigation_view import ensure_app_navigation
 from answerlens.ui.inspect import view as result_view
-
-ensure_app_navigation()
 
 APP_ROOT = Path(__file__).resolve().parents[1]
 

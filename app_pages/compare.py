@@ -3,11 +3,8 @@
 import streamlit as st
 
 from answerlens import verify_assessment
-from answerlens.ui.common.navigation_view import ensure_app_navigation
 from answerlens.ui.compare import view as compare_view
 from answerlens.ui.compare.viewmodel import compare
-
-ensure_app_navigation()
 
 st.title("Compare")
 st.caption("evaluation_id identifies the inputs, assessment_sha256 the validated output; repeats of the same "

@@ -6,11 +6,8 @@ from pathlib import Path
 import streamlit as st
 
 from answerlens.ui.common import source_view as source_picker
-from answerlens.ui.common.navigation_view import ensure_app_navigation
 from answerlens.ui.packing import view as packing_view
 from answerlens.ui.packing import viewmodel as packing
-
-ensure_app_navigation()
 
 APP_ROOT = Path(__file__).resolve().parents[1]
 
