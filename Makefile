@@ -13,7 +13,7 @@ $(PY):
 
 # Reinstall whenever pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml | $(PY)
-	$(PIP) install -e .
+	$(PIP) install -e '.[app]'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(PY)

@@ -81,3 +81,15 @@ def test_no_legacy_pages_folder_beside_the_entry_script() -> None:
     assert not (REPO / "pages").exists()
     assert sorted(path.name for path in (REPO / "app_pages").glob("*.py")) == [
         "compare.py", "inspect.py", "packing.py", "trials.py"]
+
+
+def test_the_core_installs_without_the_ui_stack() -> None:
+    import re
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    names = {re.split(r"[<>=!~\[ ;]", spec, maxsplit=1)[0].lower() for spec in project["dependencies"]}
+    assert {"pydantic", "httpx"} <= names and not names & UI_ONLY
+    app = {re.split(r"[<>=!~\[ ;]", spec, maxsplit=1)[0].lower() for spec in project["optional-dependencies"]["app"]}
+    assert app == UI_ONLY
+    assert "answerlens[app]" in project["optional-dependencies"]["dev"]

@@ -10,13 +10,17 @@ import re
 import pytest
 
 from answerlens import AnswerabilityConfig, derive_assessment, load_bundle, verify_assessment
+from answerlens.ui.common.markup import OUTCOME_COLOURS, STATUS_COLOURS
 from answerlens.ui.compare.viewmodel import (
     COMPARED_FIELDS,
     HASHES,
+    REQUIREMENT_COLUMNS,
     assessments_in,
     compare,
     fields_html,
     identity_html,
+    requirements_frame,
+    requirements_table,
     verification_html,
 )
 from tests.paths import PRME
@@ -140,3 +144,44 @@ def test_fields_html_marks_hash_cells_by_side() -> None:
         assert re.search(rf'<td data-hash="{name}" data-side="A"[^>]*>{value}</td>', html)
         assert re.search(rf'<td data-hash="{name}" data-side="B"[^>]*>{value}</td>', html)
     assert "<script>x" not in html and html.count(">differs<") == 1
+
+
+def _changed_pair() -> tuple[dict, dict]:
+    changed = copy.deepcopy(RAW)
+    del changed["requirements"][0]
+    changed["requirements"][0]["requirement"] = "Craig's role"
+    changed["requirements"].append({"requirement": "New", "status": "unsupported", "evidence_refs": [],
+                                    "explanation": "x"})
+    return assessed(RAW), assessed(changed)
+
+
+def test_requirements_frame_one_row_per_aligned_pair() -> None:
+    frame = requirements_frame(compare(*_changed_pair()))
+    assert tuple(frame.columns) == REQUIREMENT_COLUMNS
+    assert str(frame["A #"].dtype) == "Int64" and str(frame["B #"].dtype) == "Int64"
+    assert frame["A #"].isna().tolist() == [False, False, False, False, True]
+    assert frame["B #"].isna().tolist() == [False, True, False, False, False]
+    # The first requirement was deleted and the second reworded: difflib pairs them as one replaced row.
+    assert frame["change"].tolist() == ["text, citations, explanation", "removed", "same", "same", "added"]
+    assert frame["requirement"].tolist()[0] == "A: Cache used by the dashboard API\nB: Craig's role"
+    assert (frame["refs A"].tolist()[0], frame["refs B"].tolist()[0]) == ("m1", "m4")
+    assert frame["status B"].isna().tolist()[1] and frame["status A"].isna().tolist()[-1]
+
+
+def test_requirements_frame_sorts_by_any_column() -> None:
+    frame = requirements_frame(compare(*_changed_pair()))
+    assert frame.sort_values("change")["change"].tolist() == [
+        "added", "removed", "same", "same", "text, citations, explanation"]
+    assert frame.sort_values("B #")["B #"].dropna().tolist() == [0, 1, 2, 3]
+
+
+def test_requirements_table_colours_statuses_and_unchanged_rows() -> None:
+    html = requirements_table(compare(*_changed_pair())).to_html()
+    for status in ("supported", "unsupported"):
+        assert f"color: {STATUS_COLOURS[status]}" in html
+    assert f"background-color: {OUTCOME_COLOURS[True][0]}" in html and f"color: {OUTCOME_COLOURS[None][1]}" in html
+
+
+def test_an_empty_diff_is_an_empty_table() -> None:
+    frame = requirements_frame(compare({"requirements": []}, {"requirements": []}))
+    assert frame.empty and tuple(frame.columns) == REQUIREMENT_COLUMNS

@@ -120,3 +120,25 @@ def test_history_titles_newest_first() -> None:
     entry("conflicting_deploy_freeze", state=state)
     titles = viewmodel.history_titles(history.entries(state))
     assert list(titles) == [2, 1] and titles[2].startswith("#2 ") and "conflicting" in titles[2]
+
+
+def test_history_frame_one_row_per_run_newest_first() -> None:
+    state: dict = {}
+    first = entry("speech_act_eslint", state=state)
+    second = entry("conflicting_deploy_freeze", state=state, question="Which freeze date holds?")
+    frame = viewmodel.history_frame(history.entries(state))
+    assert tuple(frame.columns) == viewmodel.HISTORY_COLUMNS
+    assert frame["run"].tolist() == [2, 1] and frame["verdict"].tolist() == ["conflicting", "insufficient"]
+    assert frame["action"].tolist() == ["surface_conflict", "abstain"]
+    assert frame["question"].tolist()[0] == "Which freeze date holds?"
+    assert frame["bundle"].tolist() == [second.source, first.source]
+    assert frame["source"].tolist() == [second.label, first.label]
+    assert frame["requirements"].tolist() == [len(second.assessment.requirements), len(first.assessment.requirements)]
+    assert frame["evaluation_id"].tolist() == [second.assessment.evaluation_id, first.assessment.evaluation_id]
+    assert frame["time"].tolist()[1].timestamp() == pytest.approx(first.created)
+    assert frame.sort_values("run")["run"].tolist() == [1, 2]
+
+
+def test_history_frame_of_no_runs() -> None:
+    frame = viewmodel.history_frame([])
+    assert frame.empty and tuple(frame.columns) == viewmodel.HISTORY_COLUMNS

@@ -10,8 +10,15 @@ import streamlit as st
 from answerlens.audit import VerificationReport
 from answerlens.errors import BundleError
 from answerlens.ui.common import history, sources
-from answerlens.ui.common.markup import STATUS_COLOURS, cell, esc, notice_html, outcome_cell, table_html
-from answerlens.ui.compare.viewmodel import Comparison, assessments_in, fields_html, identity_html, verification_html
+from answerlens.ui.common.markup import notice_html
+from answerlens.ui.compare.viewmodel import (
+    Comparison,
+    assessments_in,
+    fields_html,
+    identity_html,
+    requirements_table,
+    verification_html,
+)
 
 
 def pick(prefix: str, side: str) -> tuple[str, dict[str, Any]] | None:
@@ -56,24 +63,23 @@ def fields(comparison: Comparison) -> None:
     st.html(fields_html(comparison))
 
 
-def requirements(comparison: Comparison) -> None:
-    rows = []
-    for row in comparison.requirements:
-        text = row.text_a if row.text_a is not None else row.text_b
-        if "text" in row.changes:
-            text = f"A: {row.text_a}\nB: {row.text_b}"
-        changes = ", ".join(row.changes) or "same"
-        rows.append(
-            cell("" if row.a_index is None else row.a_index) + cell("" if row.b_index is None else row.b_index)
-            + f'<td style="white-space:pre-wrap">{esc(text)}</td>'
-            + _status(row.status_a) + _status(row.status_b)
-            + cell(" ".join(row.refs_a) or "—") + cell(" ".join(row.refs_b) or "—")
-            + outcome_cell(changes, None if row.changes else True, f'data-change="{esc(changes)}"')
-        )
-    st.html(table_html(["A #", "B #", "requirement", "status A", "status B", "refs A", "refs B", "change"], rows))
-
-
-def _status(status: str | None) -> str:
-    if status is None:
-        return cell("—")
-    return f'<td style="color:{STATUS_COLOURS.get(status, "#1f2328")};font-weight:600">{esc(status)}</td>'
+def requirements(prefix: str, comparison: Comparison) -> None:
+    """The requirement diff, sortable by any column."""
+    number = st.column_config.NumberColumn
+    text = st.column_config.TextColumn
+    st.dataframe(
+        requirements_table(comparison),
+        hide_index=True,
+        width="stretch",
+        key=f"{prefix}.requirements",
+        column_config={
+            "A #": number("A #", help="the requirement's index in A (empty: not in A)", format="%d", width="small"),
+            "B #": number("B #", help="the requirement's index in B (empty: not in B)", format="%d", width="small"),
+            "requirement": text("requirement", width="large"),
+            "status A": text("status A", help="final status in A"),
+            "status B": text("status B", help="final status in B"),
+            "refs A": text("refs A", help="accepted citations in A"),
+            "refs B": text("refs B", help="accepted citations in B"),
+            "change": text("change", help="same, or any of: added, removed, text, status, citations, explanation"),
+        },
+    )

@@ -11,8 +11,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
+from pandas.io.formats.style import Styler
+
 from answerlens.audit import IDENTITY_FIELDS, VerificationReport
-from answerlens.ui.common.markup import cell, esc, notice_html, outcome_cell, table_html
+from answerlens.ui.common.markup import (
+    OUTCOME_COLOURS,
+    STATUS_COLOURS,
+    cell,
+    esc,
+    notice_html,
+    outcome_cell,
+    table_html,
+)
 
 COMPARED_FIELDS = ("verdict", "recommended_action", "provider", "model", *IDENTITY_FIELDS, "evaluation_id",
                    "assessment_sha256", "raw_output_sha256")
@@ -191,3 +202,36 @@ def _value(value: Any, attrs: str) -> str:
     text = "null" if value is None else str(value)
     return f'<td {attrs} style="font-family:ui-monospace,monospace;font-size:0.75rem;overflow-wrap:anywhere">' \
            f"{esc(text)}</td>"
+
+
+REQUIREMENT_COLUMNS = ("A #", "B #", "requirement", "status A", "status B", "refs A", "refs B", "change")
+
+
+def requirements_frame(comparison: Comparison) -> pd.DataFrame:
+    """The requirement diff as a table (one row per aligned pair; a missing side's index and status are null)."""
+    rows = []
+    for row in comparison.requirements:
+        text = row.text_a if row.text_a is not None else row.text_b
+        if "text" in row.changes:
+            text = f"A: {row.text_a}\nB: {row.text_b}"
+        rows.append([row.a_index, row.b_index, text, row.status_a, row.status_b, " ".join(row.refs_a),
+                     " ".join(row.refs_b), ", ".join(row.changes) or "same"])
+    frame = pd.DataFrame(rows, columns=list(REQUIREMENT_COLUMNS))
+    return frame.astype({"A #": "Int64", "B #": "Int64"})
+
+
+def requirements_table(comparison: Comparison) -> Styler:
+    """The diff with the app's status colours, and unchanged rows marked as the outcome cells mark them."""
+    return (requirements_frame(comparison).style
+            .map(_status_css, subset=["status A", "status B"])
+            .map(_change_css, subset=["change"]))
+
+
+def _status_css(status: Any) -> str:
+    colour = STATUS_COLOURS.get(status) if isinstance(status, str) else None
+    return f"color:{colour};font-weight:600" if colour else ""
+
+
+def _change_css(change: Any) -> str:
+    soft, strong = OUTCOME_COLOURS[True if change == "same" else None]
+    return f"background-color:{soft};color:{strong}"

@@ -67,7 +67,32 @@ def history_picker(prefix: str) -> history.Entry | None:
     left.selectbox(viewmodel.history_label(len(entries)), list(titles), format_func=titles.__getitem__, key=key,
                    on_change=_reopen, args=(prefix, key))
     right.page_link("app_pages/compare.py", label="Compare runs", icon=":material/compare_arrows:")
+    if len(entries) > 1:
+        with st.expander(f"All {len(entries)} runs of this session"):
+            _history_table(prefix, entries)
     return current
+
+
+def _history_table(prefix: str, entries: list[history.Entry]) -> None:
+    text = st.column_config.TextColumn
+    st.dataframe(
+        viewmodel.history_frame(entries),
+        hide_index=True,
+        width="stretch",
+        key=f"{prefix}.history_table",
+        column_config={
+            "run": st.column_config.NumberColumn("run", format="#%d", width="small"),
+            "time": st.column_config.DatetimeColumn("time", format="HH:mm:ss", width="small"),
+            "verdict": text("verdict", width="small"),
+            "action": text("action", width="small"),
+            "question": text("question", width="large"),
+            "bundle": text("bundle"),
+            "source": text("source", help="recorded response, live model (and where), or no model call"),
+            "requirements": st.column_config.NumberColumn("requirements", width="small"),
+            "seconds": st.column_config.NumberColumn("seconds", format="%.2f", width="small"),
+            "evaluation_id": text("evaluation_id", help="same inputs, same id (see Compare)"),
+        },
+    )
 
 
 def _reopen(prefix: str, key: str) -> None:

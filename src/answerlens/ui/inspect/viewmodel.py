@@ -1,10 +1,14 @@
 """What the Inspect page shows of a run, as data and escaped HTML (pure): the question line, the context
-caption, the audit facts, citation errors, the model's reasoning, the downloads and the history picker's labels.
+caption, the audit facts, citation errors, the model's reasoning, the downloads, and the session's runs as a
+picker's labels and as a table.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
+
+import pandas as pd
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.ui.common import exports
@@ -88,3 +92,16 @@ def history_label(count: int) -> str:
 def history_titles(entries: list[Entry]) -> dict[int, str]:
     """Run number to title, newest first (the picker's order)."""
     return {entry.number: entry.title for entry in reversed(entries)}
+
+
+HISTORY_COLUMNS = ("run", "time", "verdict", "action", "question", "bundle", "source", "requirements", "seconds",
+                   "evaluation_id")
+
+
+def history_frame(entries: list[Entry]) -> pd.DataFrame:
+    """Every run of the session, newest first, one row each (the time is local, as in the titles)."""
+    rows = [[entry.number, datetime.fromtimestamp(entry.created), entry.assessment.verdict.value,
+             entry.assessment.recommended_action.value, entry.question, entry.source, entry.label,
+             len(entry.assessment.requirements), entry.seconds, entry.assessment.evaluation_id]
+            for entry in reversed(entries)]
+    return pd.DataFrame(rows, columns=list(HISTORY_COLUMNS))
