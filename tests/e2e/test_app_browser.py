@@ -131,6 +131,32 @@ def test_hostile_model_text_and_file_name_stay_inert(page: Any, tmp_path: Path) 
     assert chip.get_attribute("data-ref") in (HOSTILE, None)
 
 
+BIDI = "pay \u202eevil\u202c \u2066x\u2069 \u200b"
+
+
+def test_bidi_and_invisible_characters_show_as_badges(page: Any) -> None:
+    sample = {
+        "title": "bidi", "description": "bidi", "question": f"Who? {BIDI}",
+        "bundle": {"records": [{"text": BIDI, "speaker": "Eve"}]},
+        "recorded_reply": {"requirements": [{"requirement": BIDI, "status": "supported", "evidence_refs": ["m1"],
+                                             "explanation": BIDI}], "reasoning": BIDI},
+    }
+    source_kind(page, "Upload a file")
+    page.locator('input[type="file"]').first.set_input_files(
+        files=[{"name": "bidi.json", "mimeType": "application/json", "buffer": json.dumps(sample).encode()}])
+    page.get_by_role("button", name="Assess", exact=True).wait_for(timeout=TIMEOUT)
+    settle(page)
+    radio(page, "Provider", "Recorded response")
+    page.get_by_role("button", name="Assess", exact=True).click()
+    page.locator("[data-verdict]").wait_for(timeout=TIMEOUT)
+    settle(page)
+    main = page.locator('[data-testid="stMain"]').inner_text()
+    assert not any(char in main for char in "\u202e\u202c\u2066\u2069\u200b")
+    badges = page.eval_on_selector_all(".al-ctl", "b => b.map(e => [e.textContent, e.title])")
+    assert ["U+202E", "invisible character"] in badges and ["U+2066", "invisible character"] in badges
+    assert page.locator(".al-context .al-ctl").count() == 5 and page.locator(".al-table .al-ctl").count() == 10
+
+
 def test_walk_the_packing_page(page: Any, app_url: str, screenshots: Path | None) -> None:
     page.get_by_role("link", name="Packing").click()
     page.get_by_role("heading", name="Packing").wait_for(timeout=TIMEOUT)
