@@ -13,7 +13,7 @@ $(PY):
 
 # Reinstall whenever pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml | $(PY)
-	$(PIP) install -e .
+	$(PIP) install -e '.[app]'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(PY)
@@ -55,7 +55,7 @@ bench: $(VENV)/.installed-dev $(PRME_VENV)/.installed
 	$(PY) benchmarks/run.py
 
 lint: dev
-	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/ruff check src tests pages app.py
 	$(VENV)/bin/mypy src
 
 clean:

@@ -33,6 +33,6 @@ with right:
     compare_view.verification("B", name_b, verify_assessment(data_b))
 
 st.subheader(f"Requirements ({comparison.changed} changed)")
-compare_view.requirements(comparison)
+compare_view.requirements("compare", comparison)
 st.subheader("Fields and hashes")
 compare_view.fields(comparison)

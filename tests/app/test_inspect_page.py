@@ -90,6 +90,8 @@ def test_history_keeps_every_run_and_reopens_one() -> None:
     assert verdicts(at) == ["answerable"]
     picker = at.selectbox(key="inspect.history")
     assert picker.options and len(picker.options) == 2
+    (table,) = at.dataframe
+    assert table.value["verdict"].tolist() == ["answerable", "conflicting"]
     picker.set_value(1).run()
     assert_clean(at)
     assert verdicts(at) == ["conflicting"]

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from answerlens import local_model
-from answerlens.ui.common.local_model import LocalModelHost, State, gguf_path, remedy_for
+from answerlens.ui.common.local_model import State
 from answerlens.ui.common.local_model_view import host
 from tests.app.conftest import assert_clean, choose_sample, html, notices, start
 
@@ -114,18 +114,3 @@ def test_start_shows_the_running_server_and_is_shared_then_stop() -> None:
     assert state(other) == ["running"] and f"running at {status.base_url}" in " ".join(notices(other.sidebar, "ok"))
     at.button(key="inspect.local_stop").click().run()
     assert state(at) == ["not_started"] and host().status.state == State.NOT_STARTED
-
-
-def test_gguf_field_and_remedies() -> None:
-    assert gguf_path("  ") is None
-    with pytest.raises(local_model.LocalModelError, match="GGUF file not found"):
-        gguf_path("/nowhere/model.gguf")
-    assert "make local-model" in remedy_for("the llama.cpp runtime (xllamacpp) is not installed")
-    assert "restart" in remedy_for("port 8080 on 127.0.0.1 is already in use — pick another with --port")
-
-
-def test_a_failed_start_is_a_status_never_an_exception(tmp_path: Path) -> None:
-    shared = LocalModelHost()
-    status = shared.start(tmp_path / "absent.gguf")
-    assert status.state == State.ERROR and "GGUF file not found" in (status.error or "")
-    assert shared.status == status

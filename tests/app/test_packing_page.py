@@ -1,25 +1,13 @@
-"""The Packing page (AppTest) and its pure stage: renderings, assessability, citations under each format."""
+"""The Packing page (AppTest): renderings, assessability, citations under each format (the pure stage is tested
+in tests/ui/packing)."""
 
 from __future__ import annotations
 
-import json
 import re
 
-import pytest
-
-from answerlens import load_bundle
-from answerlens.samples import load_sample
-from answerlens.ui.packing.viewmodel import (
-    FORMATS,
-    Rendering,
-    budget_cut,
-    bundle_budget,
-    citation_matrix,
-    render_all,
-    reply_from,
-)
+from answerlens.ui.packing.viewmodel import FORMATS
 from tests.app.conftest import assert_clean, choose_sample, html, notices, start
-from tests.paths import PRME, REPO, SAMPLES
+from tests.paths import PRME
 
 PAGE = "pages/packing.py"
 
@@ -77,100 +65,6 @@ def test_a_file_that_is_no_reply_says_so() -> None:
     at.file_uploader(key="packing.reply_file").set_value(("x.json", b'{"hello": 1}', "application/json")).run()
     assert_clean(at)
     assert any("not a raw reply or an assessment" in error for error in notices(at.main, "error"))
-
-
-def test_every_sample_renders_in_every_format() -> None:
-    for path in sorted(SAMPLES.glob("*.json")):
-        renderings = render_all(load_sample(path).load())
-        assert [r.format.key for r in renderings] == [f.key for f in FORMATS]
-        assert all(r.error is None for r in renderings), path.stem
-        reader_plain = renderings[1]
-        assert not reader_plain.assessable or not reader_plain.text, path.stem
-
-
-def test_packed_formats_match_their_bundles() -> None:
-    for name in ("bundle_reader_citations", "bundle_auditable", "bundle_compact", "bundle_reader_plain"):
-        bundle = load_bundle(PRME / "bundles" / f"{name}.json")
-        (packed,) = [r for r in render_all(bundle) if r.as_packed]
-        assert packed.matches_packed is True, name
-
-
-def test_a_packed_context_whose_header_differs_is_flagged() -> None:
-    # Headers are PRME's byte for byte now, so the comparison covers the header line too.
-    bundle = load_bundle(PRME / "bundles" / "bundle_reader_citations.json")
-    header, rest = bundle.rendered_context.split("\n", 1)
-    edited = bundle.model_copy(update={"rendered_context": header.replace("source data", "data") + "\n" + rest})
-    (packed,) = [r for r in render_all(edited) if r.as_packed]
-    assert packed.matches_packed is False
-
-
-@pytest.mark.parametrize(
-    "data",
-    [
-        pytest.param(json.loads((PRME / "assessments" / "raw_output_reader_openai.json").read_text()), id="raw"),
-        pytest.param(json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text()), id="prme"),
-    ],
-)
-def test_reply_from_raw_and_assessment(data) -> None:
-    reply = reply_from(data)
-    assert [r.requirement for r in reply.requirements][0] == "Cache used by the dashboard API"
-
-
-def test_matrix_follows_the_engine_on_prme_data() -> None:
-    bundle = load_bundle(PRME / "bundles" / "bundle_reader_citations.json")
-    raw = reply_from(json.loads((PRME / "assessments" / "raw_output_reader_openai.json").read_text()))
-    rows, verdicts = citation_matrix(render_all(bundle), raw)
-    assert verdicts["reader_cited"] == "partial"  # PRME's own verdict for this reply
-    cited = [(row["token"], row["reader_cited"].text) for row in rows]
-    assert cited[:3] == [("[m1]", "accepted → m1"), ("m4", "accepted → m4"), ("m4", "discarded: duplicate_memory")]
-    assert ("m99", "discarded: unknown_reference") in cited
-
-
-# --- where a token budget cuts -------------------------------------------------------------------------------
-
-FIXTURES = REPO / "tests" / "fixtures" / "prme"
-
-
-def _packed(name: str) -> Rendering:
-    (packed,) = [r for r in render_all(load_bundle(FIXTURES / "bundles" / f"{name}.json")) if r.as_packed]
-    return packed
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, id=n) for n in ("bundle_reader_citations", "bundle_compact",
-                                                                   "bundle_auditable", "bundle_reader_plain")])
-def test_a_budget_of_prmes_own_count_holds_every_record_and_one_less_cuts(name: str) -> None:
-    rendering = _packed(name)
-    bundle = load_bundle(FIXTURES / "bundles" / f"{name}.json")
-    full = budget_cut(rendering, bundle.tokens_used)
-    assert full is not None and full.fits and full.records == bundle.record_count
-    assert full.kept_tokens == bundle.tokens_used and full.first_cut is None
-    short = budget_cut(rendering, bundle.tokens_used - 1)
-    assert short is not None and short.kept == short.records - 1
-    assert short.first_cut == rendering.text.split("\n")[-1]  # the last record is the one cut
-    assert short.kept_tokens <= bundle.tokens_used - 1
-
-
-def test_budget_cut_is_the_longest_prefix_that_fits() -> None:
-    rendering = _packed("bundle_reader_citations")
-    lines = rendering.text.split("\n")
-    records = [index for index, line in enumerate(lines) if line.startswith("- ")]
-    for budget in range(0, len(rendering.text) + 2, 7):
-        cut = budget_cut(rendering, budget, count=len)  # characters, so every boundary is easy to check
-        assert cut is not None
-        fits = [k for k in range(len(records) + 1) if k == 0 or len("\n".join(lines[: records[k - 1] + 1])) <= budget]
-        assert cut.kept == max(fits), budget
-        assert cut.first_cut == (lines[records[cut.kept]] if cut.kept < len(records) else None)
-
-
-def test_nothing_rendered_has_no_cut() -> None:
-    (rendering,) = [r for r in render_all(load_bundle({"records": []})) if r.format.key == "compact"]
-    assert budget_cut(rendering, 100) is None
-
-
-def test_bundle_budget_is_the_packers_or_prmes_default() -> None:
-    bundle = load_bundle(FIXTURES / "bundles" / "bundle_reader_citations.json")
-    assert bundle_budget(bundle) == bundle.tokens_used + bundle.budget_remaining
-    assert bundle_budget(load_bundle({"records": [{"text": "x"}]})) == 4096
 
 
 def test_the_page_shows_where_the_budget_cuts() -> None:

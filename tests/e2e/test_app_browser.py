@@ -10,7 +10,6 @@ import pytest
 from playwright.sync_api import expect
 
 from answerlens import AnswerabilityConfig, derive_assessment
-from answerlens.providers.replay import ReplayEngine
 from answerlens.samples import load_sample
 from answerlens.ui.common.markup import DISCARDED_BG, colour, tint
 from tests.e2e.conftest import TIMEOUT, choose, radio, settle, shoot, source_kind, style
@@ -57,7 +56,7 @@ def test_assess_a_sample_with_its_recorded_reply(page: Any, screenshots: Path | 
     assert page.locator(f'{context} [data-ref="m99"]').count() == 0  # not in the context, so only a chip
 
     # Playwright's sync API owns this thread's event loop, so derive the expected hashes with the pure path.
-    expected = derive_assessment(sample.question, sample.load(), ReplayEngine(sample.recorded_reply).text,
+    expected = derive_assessment(sample.question, sample.load(), sample.recording().text,  # type: ignore[union-attr]
                                  config=AnswerabilityConfig(provider="replay", model=sample.recorded_model))
     for field in ("evaluation_id", "assessment_sha256", "context_sha256", "query_sha256", "raw_output_sha256"):
         assert page.locator(f'[data-hash="{field}"]').inner_text() == getattr(expected, field)
@@ -129,6 +128,32 @@ def test_hostile_model_text_and_file_name_stay_inert(page: Any, tmp_path: Path) 
     assert chip.inner_text() == HOSTILE
     # DOMPurify drops an attribute whose value holds "</script"; the escaped text is all that is left.
     assert chip.get_attribute("data-ref") in (HOSTILE, None)
+
+
+BIDI = "pay \u202eevil\u202c \u2066x\u2069 \u200b"
+
+
+def test_bidi_and_invisible_characters_show_as_badges(page: Any) -> None:
+    sample = {
+        "title": "bidi", "description": "bidi", "question": f"Who? {BIDI}",
+        "bundle": {"records": [{"text": BIDI, "speaker": "Eve"}]},
+        "recorded_reply": {"requirements": [{"requirement": BIDI, "status": "supported", "evidence_refs": ["m1"],
+                                             "explanation": BIDI}], "reasoning": BIDI},
+    }
+    source_kind(page, "Upload a file")
+    page.locator('input[type="file"]').first.set_input_files(
+        files=[{"name": "bidi.json", "mimeType": "application/json", "buffer": json.dumps(sample).encode()}])
+    page.get_by_role("button", name="Assess", exact=True).wait_for(timeout=TIMEOUT)
+    settle(page)
+    radio(page, "Provider", "Recorded response")
+    page.get_by_role("button", name="Assess", exact=True).click()
+    page.locator("[data-verdict]").wait_for(timeout=TIMEOUT)
+    settle(page)
+    main = page.locator('[data-testid="stMain"]').inner_text()
+    assert not any(char in main for char in "\u202e\u202c\u2066\u2069\u200b")
+    badges = page.eval_on_selector_all(".al-ctl", "b => b.map(e => [e.textContent, e.title])")
+    assert ["U+202E", "invisible character"] in badges and ["U+2066", "invisible character"] in badges
+    assert page.locator(".al-context .al-ctl").count() == 5 and page.locator(".al-table .al-ctl").count() == 10
 
 
 def test_walk_the_packing_page(page: Any, app_url: str, screenshots: Path | None) -> None:

@@ -10,7 +10,10 @@ from tests.e2e.conftest import settle, streamlit_server
 pytestmark = pytest.mark.e2e
 
 
-@pytest.mark.parametrize("path, title", [pytest.param("trials", "Trials", id="trials")])
+@pytest.mark.parametrize(
+    "path, title",
+    [pytest.param("trials", "Trials", id="trials"), pytest.param("compare", "Compare", id="compare")],
+)
 def test_deep_link_on_a_fresh_server_keeps_the_app_navigation(browser: Any, tmp_path: Path, path: str,
                                                                title: str) -> None:
     with streamlit_server(tmp_path / "server.log") as url:

@@ -51,3 +51,41 @@ def test_samples_dir_override(tmp_path, monkeypatch) -> None:
     directory = sources.samples_dir(SAMPLES.parent)
     assert list(sources.sample_files(directory)) == ["one"]
     assert sources.sample_files(tmp_path / "missing") == {}
+
+
+def test_a_list_of_records_is_a_bundle() -> None:
+    source = sources.from_data([{"text": "The cache is Redis.", "speaker": "Craig"}], "records.json")
+    assert source.sample is None and source.bundle.record_count == 1 and "The cache is Redis." in source.context
+    assert (source.title, source.question, source.answer) == ("records.json", "", None)
+
+
+def test_an_upload_with_a_byte_order_mark_loads() -> None:
+    data = b"\xef\xbb\xbf" + (SAMPLES / "speech_act_eslint.json").read_bytes()
+    source = sources.from_bytes(data, "bom.json")
+    assert source.sample is not None and source.title == source.sample.title
+
+
+def test_an_upload_that_is_not_utf8_names_the_byte() -> None:
+    with pytest.raises(BundleError, match="latin.json: not UTF-8 text \\(byte 26\\)"):
+        sources.from_bytes(b'{"records": [{"text": "caf\xe9"}]}', "latin.json")
+
+
+def test_a_reply_file_keeps_its_exact_text() -> None:
+    text = '{"requirements": [], "reasoning": "r"}\r\n'
+    assert sources.reply_text(text.encode(), "reply.json") == text
+    with pytest.raises(BundleError, match="not UTF-8"):
+        sources.reply_text(b"\xff", "reply.json")
+    with pytest.raises(BundleError, match="the limit is 50 MB"):
+        sources.reply_text(b" " * (50 * 2**20 + 1), "reply.json")
+
+
+def test_sample_labels() -> None:
+    source = sources.from_path(SAMPLES / "speech_act_eslint.json")
+    assert sources.sample_label("speech_act_eslint", source) == f"{source.title}  ·  speech_act_eslint"
+    assert sources.sample_label("broken", BundleError("bad", source="broken.json")) == "broken (cannot be loaded)"
+
+
+def test_samples_dir_defaults_to_the_apps_folder(monkeypatch) -> None:
+    monkeypatch.delenv(sources.SAMPLES_ENV, raising=False)
+    assert sources.samples_dir(SAMPLES.parent) == SAMPLES
+    assert len(sources.sample_files(SAMPLES)) == len(list(SAMPLES.glob("*.json")))

@@ -1,60 +1,44 @@
 """The endpoint panel: provider, server, model picker, key and sampling settings, and a preflight line.
 
-Returns a ``Choice``: the configuration to assess with (or why there is none) and, for the recorded
-response, the reply to replay and how to label it.
+Returns a ``Choice`` (see ``endpoint``): the configuration to assess with (or why there is none) and, for the
+recorded response, the reply to replay and how to label it.
 """
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
-from answerlens.audit import sha256_text
-from answerlens.config import DEFAULT_MODELS, AnswerabilityConfig
+from answerlens.config import AnswerabilityConfig
 from answerlens.errors import BundleError
 from answerlens.providers.kinds import provider_kind
 from answerlens.providers.preflight import Preflight
-from answerlens.recording import Recording
-from answerlens.ui.common import local_model_view, runner, sources
+from answerlens.ui.common import endpoint, local_model_view, runner, sources
+from answerlens.ui.common.endpoint import (
+    DEFAULT_MODELS,
+    DEFAULT_TIMEOUTS,
+    PROMPT_HELP,
+    PROMPTS,
+    PROVIDERS,
+    Choice,
+    Endpoint,
+)
 from answerlens.ui.common.local_model import State
 from answerlens.ui.common.markup import notice_html
-from answerlens.ui.common.runner import Endpoint
 from answerlens.ui.common.sources import Source
-
-PROVIDERS = {"Ollama": "ollama", "OpenAI-compatible server": "openai", "Embedded model (llama.cpp)": "llamacpp",
-             "Recorded response": "replay"}
-PROMPTS = {"answerlens (default)": "answerlens", "PRME 0.15 (verbatim)": "prme"}
-PROMPT_HELP = ("answerlens' own prompt, or PRME 0.15.0's exact prompt, user message and reply schema: its "
-               "results carry PRME's prompt identity, so they compare with PRME's own runs.")
-DEFAULT_TIMEOUTS = {"ollama": 120.0, "openai": 120.0, "llamacpp": 300.0}
-"""Seconds for a whole assess call; small CPU-bound local models are slow on long contexts."""
-
-
-@dataclass(frozen=True)
-class Choice:
-    config: AnswerabilityConfig | None
-    problem: str | None = None
-    recording: Recording | None = None
-
-    @property
-    def recorded(self) -> bool:
-        return self.config is not None and self.config.provider == "replay"
 
 
 @st.cache_data(ttl=15, show_spinner=False, max_entries=32)
-def _preflight(config_json: str, context_chars: int | None, _config: AnswerabilityConfig) -> Preflight:
-    # Keyed by the non-secret settings plus a digest of the key (never the key itself), so a session with
-    # another key, or none, never sees this one's answer.
+def _preflight(config_key: str, context_chars: int | None, _config: AnswerabilityConfig) -> Preflight:
+    # Keyed by endpoint.preflight_key: never the API key itself.
     return runner.check_endpoint(_config, context_chars)
 
 
-def _cache_key(config: AnswerabilityConfig) -> str:
-    key = config.api_key.get_secret_value() if config.api_key is not None else ""
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return config.model_dump_json(exclude={"api_key"}) + digest
+def _check(config: AnswerabilityConfig, source: Source | None) -> Preflight:
+    context_chars = len(source.context) if source is not None else None
+    return _preflight(endpoint.preflight_key(config), context_chars, config)
 
 
 def panel(prefix: str, source: Source | None, *, recorded: bool = True) -> Choice:
@@ -107,60 +91,50 @@ def _live(prefix: str, provider: str, source: Source | None, recorded: bool) -> 
     model_slot = st.empty()
     api_key = st.text_input("API key", type="password", key=f"{prefix}.api_key.{provider}",
                             help="Sent only as a header; never shown, stored in results, hashed or logged.")
-    settings = _settings(prefix, provider)
+    fields = _settings(prefix, provider)
     current = st.session_state.get(model_key, DEFAULT_MODELS[provider])
-    endpoint = Endpoint(provider=provider, model=current or "unset", base_url=base_url.strip() or None,
-                        api_key=api_key or None, **settings)
-    probe = _config_or_problem(endpoint)
-    if isinstance(probe, Choice):
+    settings = Endpoint(provider=provider, model=current or "unset", base_url=base_url.strip() or None,
+                        api_key=api_key or None, **fields)
+    probe = _choose(settings)
+    if probe.config is None:
         return probe
-    context_chars = len(source.context) if source is not None else None
-    check = _preflight(_cache_key(probe), context_chars, probe)
+    check = _check(probe.config, source)
     with model_slot:
         model = _model_picker(model_key, current, check.models)
     if not model:
         st.html(notice_html("warning", "Choose a model", remedy="pick one the server lists, or type its name"))
         return Choice(None, "no model chosen")
-    config = runner.make_config(replace(endpoint, model=model))
+    config = endpoint.make_config(replace(settings, model=model))
     if model != current:
-        check = _preflight(_cache_key(config), context_chars, config)
+        check = _check(config, source)
     _preflight_line(prefix, config, check, source, recorded)
     return Choice(config)
 
 
-def _config_or_problem(endpoint: Endpoint) -> AnswerabilityConfig | Choice:
-    """The endpoint as a configuration, or a failed choice after showing why the settings are invalid."""
-    try:
-        return runner.make_config(endpoint)
-    except ValueError as exc:
-        st.html(notice_html("error", "Invalid endpoint settings", str(exc)))
-        return Choice(None, str(exc))
+def _choose(settings: Endpoint) -> Choice:
+    """The settings as a choice, showing why they are invalid when they are."""
+    choice = endpoint.choose(settings)
+    if choice.config is None:
+        st.html(notice_html("error", "Invalid endpoint settings", choice.problem))
+    return choice
 
 
 def _embedded(prefix: str, source: Source | None, recorded: bool) -> Choice:
     status = local_model_view.panel(prefix)
     if status is None or status.state != State.RUNNING:
         return Choice(None, "start the embedded model first (the Start button in the sidebar)")
-    endpoint = Endpoint(provider="llamacpp", model=status.model, base_url=status.base_url,
-                        **_settings(prefix, "llamacpp"))
-    config = _config_or_problem(endpoint)
-    if isinstance(config, Choice):
-        return config
-    context_chars = len(source.context) if source is not None else None
-    check = _preflight(_cache_key(config), context_chars, config)
-    _preflight_line(prefix, config, check, source, recorded)
-    return Choice(config)
+    choice = _choose(Endpoint(provider="llamacpp", model=status.model, base_url=status.base_url,
+                              **_settings(prefix, "llamacpp")))
+    if choice.config is not None:
+        _preflight_line(prefix, choice.config, _check(choice.config, source), source, recorded)
+    return choice
 
 
 def _model_picker(key: str, current: str, listed: tuple[str, ...]) -> str:
-    """A text field prefilled with the provider's default when the server lists no models; else the listed
-    models, with the current choice first when the server does not list it (the preflight flags it)."""
-    if not listed:
+    options = endpoint.model_options(current, listed)
+    if not options:
         return st.text_input("Model", value=current, key=key,
                              placeholder=f"model name, e.g. {DEFAULT_MODELS['ollama']}").strip()
-    options = list(listed)
-    if current and current not in options:
-        options.insert(0, current)
     if key in st.session_state and st.session_state[key] not in options:
         del st.session_state[key]
     value = st.selectbox("Model", options, index=options.index(current) if current in options else 0, key=key,
@@ -170,27 +144,9 @@ def _model_picker(key: str, current: str, listed: tuple[str, ...]) -> str:
 
 def _preflight_line(prefix: str, config: AnswerabilityConfig, check: Preflight, source: Source | None,
                     recorded: bool) -> None:
-    where = config.effective_base_url
-    if not check.reachable:
-        start = {"ollama": "start it with `ollama serve`",
-                 "llamacpp": "the embedded server stopped: press Stop, then Start"}.get(
-            config.provider, "start the server (e.g. `answerlens serve-model`), or correct the base URL")
-        st.html(notice_html("error", f"No server answers at {where}", check.problem, remedy=start))
-    elif check.problem:
-        st.html(notice_html("warning", f"{check.server or 'The server'} answers, but:", check.problem))
-    else:
-        facts = [f"{check.server or 'server'} answers at {where}"]
-        if check.model_found:
-            facts.append(f"model {config.model} is available")
-        elif check.model_found is None:
-            facts.append("the server does not list its models")
-        if check.fits is True:
-            facts.append(f"the context (~{check.context_tokens_estimate:,} tokens) fits its "
-                         f"{check.context_window:,}-token window")
-        elif check.context_window is None and check.context_tokens_estimate is not None:
-            facts.append(f"context ~{check.context_tokens_estimate:,} tokens (the server does not say its window)")
-        st.html(notice_html("ok", "Ready", "; ".join(facts)))
-    if recorded and (not check.reachable or check.problem):
+    line = endpoint.preflight_line(config, check)
+    st.html(notice_html(line.kind, line.title, line.detail, remedy=line.remedy))
+    if recorded and not line.ready:
         has_recording = source is not None and (source.recorded_reply is not None)
         st.button("Use the recorded response instead", key=f"{prefix}.use_recorded",
                   on_click=_use_recorded, args=(prefix,),
@@ -200,25 +156,24 @@ def _preflight_line(prefix: str, config: AnswerabilityConfig, check: Preflight, 
 
 def _recorded(prefix: str, source: Source | None) -> Choice:
     sample = source.sample if source is not None else None
-    if sample is not None and sample.recorded_reply is not None:
-        recording = sample.recording(source=source.name if source is not None else None)
-        assert recording is not None
+    choice = endpoint.from_sample(sample, source.name if source is not None else None) if sample else None
+    if sample is not None and choice is not None and choice.recording is not None:
         st.html(notice_html("warning", "Recorded response",
-                            f"{recording.ref.note}; model label: {sample.recorded_model}", remedy=None))
-        config = AnswerabilityConfig(provider="replay", model=sample.recorded_model)
-        return Choice(config, recording=recording)
+                            f"{choice.recording.ref.note}; model label: {sample.recorded_model}", remedy=None))
+        return choice
     upload = st.file_uploader("Recorded reply (the model's raw JSON reply)", type=["json"],
                               key=f"{prefix}.reply_upload")
     if upload is None:
         st.html(notice_html("info", "This bundle has no recorded reply",
                             remedy="upload a raw reply file, or choose a live provider; an empty bundle needs "
                             "no reply (no model is called)"))
-        return Choice(AnswerabilityConfig(provider="replay"))
+        return endpoint.without_recording()
     try:
         text = sources.reply_text(upload.getvalue(), upload.name)
     except BundleError as exc:
         st.html(notice_html("error", "The reply file cannot be read", str(exc)))
         return Choice(None, str(exc))
-    recording = Recording.of(text, author=None, source=upload.name, source_sha256=sha256_text(text))
-    st.html(notice_html("warning", "Recorded response", recording.ref.note))
-    return Choice(AnswerabilityConfig(provider="replay"), recording=recording)
+    choice = endpoint.from_reply_file(text, upload.name)
+    assert choice.recording is not None
+    st.html(notice_html("warning", "Recorded response", choice.recording.ref.note))
+    return choice

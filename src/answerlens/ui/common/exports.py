@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass
+
+import pandas as pd
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
@@ -59,18 +59,17 @@ def cell(text: str) -> str:
 _FORMULA_STARTS = frozenset("=+-@\t\r")
 
 
-def requirements_csv(assessment: AnswerabilityAssessment) -> Download:
-    """One row per requirement; discarded tokens as ``token (reason)`` joined by ``; ``."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(CSV_COLUMNS)
+def requirements_frame(assessment: AnswerabilityAssessment) -> pd.DataFrame:
+    """One row per requirement (``CSV_COLUMNS``); discarded tokens as ``token (reason)`` joined by ``; ``, and
+    model text defused for spreadsheets."""
+    rows = []
     for index, item in enumerate(assessment.requirements):
         discarded = [
             f"{citation.normalized or repr(citation.token)} ({citation.reason.value if citation.reason else ''})"
             for citation in item.citations
             if citation.decision == Decision.DISCARDED
         ]
-        writer.writerow([
+        rows.append([
             index,
             cell(item.requirement),
             item.claimed_status.value if item.claimed_status else "",
@@ -80,5 +79,10 @@ def requirements_csv(assessment: AnswerabilityAssessment) -> Download:
             cell("; ".join(discarded)),
             cell(item.explanation),
         ])
-    return Download(buffer.getvalue(), f"requirements-{_stem(assessment)}.csv", "text/csv",
-                    "one row per requirement, as CSV")
+    return pd.DataFrame(rows, columns=list(CSV_COLUMNS))
+
+
+def requirements_csv(assessment: AnswerabilityAssessment) -> Download:
+    # CRLF line ends and minimal quoting, as the csv module writes them (the bytes are pinned by a test).
+    data = requirements_frame(assessment).to_csv(index=False, lineterminator="\r\n")
+    return Download(data, f"requirements-{_stem(assessment)}.csv", "text/csv", "one row per requirement, as CSV")

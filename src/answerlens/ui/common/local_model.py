@@ -1,7 +1,8 @@
 """The app's one embedded llama.cpp server: started on demand, shared by every session (no streamlit here).
 
 The app keeps one ``LocalModelHost`` per process (``st.cache_resource``) and stops it when the process exits.
-Its ``Status`` is what the endpoint panel shows: not started, starting, running, or an error with a remedy.
+Its ``Status`` is what the endpoint panel shows (``status_html``): not started, starting, running, or an error
+with a remedy.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from answerlens import local_model
 from answerlens.errors import LocalModelError
 from answerlens.local_model import INSTALL_HINT, LocalServer
+from answerlens.ui.common.markup import notice_html
 
 BUNDLED_MODEL = "smollm2"
 """The model name sent for the bundled SmolLM2 (llama.cpp answers with the one model it loaded, whatever name)."""
@@ -73,6 +75,29 @@ def remedy_for(message: str) -> str:
     if "did not become healthy" in message:
         return "a large model may need longer to load; press Start again, or try a smaller GGUF"
     return "see the message above; the server log has details"
+
+
+def status_html(status: Status, gguf: Path | None) -> str:
+    """The server's state as a notice inside a ``data-local-model`` box (tests and the browser read it)."""
+    name = "the bundled SmolLM2-135M" if gguf is None else gguf.name
+    if status.state == State.NOT_STARTED:
+        box = notice_html("info", "Embedded model: not started", f"Start loads {name} into this app's process "
+                          "(shared by every session, stopped when the app stops).")
+    elif status.state == State.STARTING:
+        box = notice_html("info", "Embedded model: starting…", f"loading {name}")
+    elif status.state == State.RUNNING:
+        clock = time.strftime("%H:%M:%S", time.localtime(status.started_at or time.time()))
+        box = notice_html("ok", f"Embedded model: running at {status.base_url}",
+                          f"{status.model_name} · {status.model_path.name if status.model_path else ''} · "
+                          f"started at {clock} in "
+                          f"{status.started_in or 0:.1f} s")
+    else:
+        box = notice_html("error", "Embedded model: cannot start", status.error, status.remedy)
+    return state_box(status.state.name.lower(), box)
+
+
+def state_box(state: str, inner: str) -> str:
+    return f'<div data-local-model="{state}">{inner}</div>'
 
 
 class LocalModelHost:

@@ -6,13 +6,20 @@ The server is one per app process (``st.cache_resource``), shared by every sessi
 from __future__ import annotations
 
 import atexit
-import time
-from pathlib import Path
 
 import streamlit as st
 
 from answerlens.errors import LocalModelError
-from answerlens.ui.common.local_model import CAVEAT, LocalModelHost, State, Status, gguf_path, remedy_for
+from answerlens.ui.common.local_model import (
+    CAVEAT,
+    LocalModelHost,
+    State,
+    Status,
+    gguf_path,
+    remedy_for,
+    state_box,
+    status_html,
+)
 from answerlens.ui.common.markup import notice_html
 
 
@@ -36,7 +43,7 @@ def panel(prefix: str) -> Status | None:
     try:
         gguf = gguf_path(text)
     except LocalModelError as exc:
-        st.html(_state_box("error", notice_html("error", "This GGUF file cannot be used", str(exc),
+        st.html(state_box("error", notice_html("error", "This GGUF file cannot be used", str(exc),
                                                 remedy_for(str(exc)))))
         return None
     if gguf is None:
@@ -44,14 +51,14 @@ def panel(prefix: str) -> Status | None:
     shared = host()
     status = shared.runtime_problem() or shared.status
     if status.state == State.RUNNING and not status.serves(gguf):
-        st.html(_state_box("other", notice_html(
+        st.html(state_box("other", notice_html(
             "info", f"The embedded server is running another model: {status.model_name}",
             f"at {status.base_url}", remedy="press Stop to free it, then Start this one")))
         st.button("Stop", key=f"{prefix}.local_stop", on_click=shared.stop, icon=":material/stop:")
         return None
     if status.state == State.ERROR and status.gguf != gguf and shared.runtime_problem() is None:
         status = Status(State.NOT_STARTED)
-    _show(status, gguf)
+    st.html(status_html(status, gguf))
     if status.state == State.RUNNING:
         st.button("Stop", key=f"{prefix}.local_stop", on_click=shared.stop, icon=":material/stop:",
                   help="stops it for every session of this app")
@@ -66,25 +73,3 @@ def panel(prefix: str) -> Status | None:
             shared.start(gguf)
         st.rerun()
     return None
-
-
-def _show(status: Status, gguf: Path | None) -> None:
-    name = "the bundled SmolLM2-135M" if gguf is None else gguf.name
-    if status.state == State.NOT_STARTED:
-        box = notice_html("info", "Embedded model: not started", f"Start loads {name} into this app's process "
-                          "(shared by every session, stopped when the app stops).")
-    elif status.state == State.STARTING:
-        box = notice_html("info", "Embedded model: starting…", f"loading {name}")
-    elif status.state == State.RUNNING:
-        clock = time.strftime("%H:%M:%S", time.localtime(status.started_at or time.time()))
-        box = notice_html("ok", f"Embedded model: running at {status.base_url}",
-                          f"{status.model_name} · {status.model_path.name if status.model_path else ''} · "
-                          f"started at {clock} in "
-                          f"{status.started_in or 0:.1f} s")
-    else:
-        box = notice_html("error", "Embedded model: cannot start", status.error, status.remedy)
-    st.html(_state_box(status.state.name.lower(), box))
-
-
-def _state_box(state: str, inner: str) -> str:
-    return f'<div data-local-model="{state}">{inner}</div>'

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from answerlens.ui.common.highlight import Highlight, Mark
+from answerlens.ui.common.provenance import is_recorded
 
 # (mark colour, line tint) per requirement; chosen to stay tellable apart and readable under dark text.
 PALETTE: tuple[tuple[str, str], ...] = (
@@ -77,9 +78,26 @@ STYLE = """<style>
 </style>"""
 
 
+# Characters that reorder, hide or break text in a browser: controls but tab and newline, format characters (bidi
+# overrides and isolates, zero-width, tags …) and line/paragraph separators (Unicode Cc, Cf, Zl, Zp).
+_INVISIBLE_RANGES = (
+    (0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C), (0x6DD, 0x6DD),
+    (0x70F, 0x70F), (0x890, 0x891), (0x8E2, 0x8E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x2028, 0x202E),
+    (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
+    (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F),
+)
+_INVISIBLE = re.compile("[" + "".join(f"\\U{low:08x}-\\U{high:08x}" for low, high in _INVISIBLE_RANGES) + "]")
+
+
+def _badge(match: re.Match[str]) -> str:
+    # No quote characters: the badge stays inert inside a double-quoted attribute as well as in text.
+    return f"<span class=al-ctl title=invisible&#32;character>U+{ord(match.group()):04X}</span>"
+
+
 def esc(value: Any) -> str:
-    """HTML-escape anything (quotes too, since values also land in attributes)."""
-    return html.escape(str(value), quote=True)
+    """The one escaping function: HTML-escape anything (quotes too, since values also land in attributes) and
+    show every invisible or reordering character as a visible ``U+XXXX`` badge, so the display cannot lie."""
+    return _INVISIBLE.sub(_badge, html.escape(str(value), quote=True))
 
 
 def colour(requirement: int) -> str:
@@ -131,17 +149,8 @@ def _gap(count: int) -> str:
             f'<span class="al-tx al-muted">⋯ {count} line{"s" if count != 1 else ""} without citations ⋯</span></div>')
 
 
-# Characters that reorder or hide text in a browser; shown as visible badges so the display cannot lie.
-_INVISIBLE = re.compile("[\u0000-\u0008\u000b-\u001f\u007f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
-
-
-def _visible(escaped: str) -> str:
-    return _INVISIBLE.sub(
-        lambda m: f'<span class="al-ctl" title="invisible character">U+{ord(m.group()):04X}</span>', escaped)
-
-
 def _segment(text: str, marks: Sequence[Mark]) -> str:
-    body = _visible(esc(text))
+    body = esc(text)
     for mark in reversed(marks):  # marks are outermost first; wrap from the inside out
         body = _mark_open(mark) + body + "</mark>"
     return body
@@ -163,7 +172,7 @@ def chip(mark: Mark, *, located: bool) -> str:
     """A cited token as a chip: accepted in its requirement's colour, discarded struck through if absent."""
     common = (f'data-citation="{mark.decision.value}" data-requirement="{mark.requirement}" '
               f'data-ref="{esc(mark.ref)}" data-located="{str(located).lower()}"')
-    label = _visible(esc(mark.ref)) if mark.ref else "<em>empty</em>"
+    label = esc(mark.ref) if mark.ref else "<em>empty</em>"
     if mark.accepted:
         return f'<span class="al-chip" {common} style="background-color:{colour(mark.requirement)}">{label}</span>'
     reason = mark.reason.value if mark.reason else "discarded"
@@ -191,7 +200,7 @@ def verdict_html(verdict: str, action: str, *, source: str, note: str | None = N
 
 
 def source_label_html(source: str) -> str:
-    if source.startswith("recorded response"):
+    if is_recorded(source):
         return f'<span class="al-recorded" data-source="recorded">{esc(source)}</span>'
     return f'<span data-source="live">{esc(source)}</span>'
 
@@ -218,10 +227,10 @@ def requirements_html(rows: Iterable[Mapping[str, Any]]) -> str:
         body.append(
             f'<tr data-requirement-row="{index}">'
             f'<td><span class="al-dot" style="background-color:{colour(index)}">{index}</span></td>'
-            f'<td class="al-text">{_visible(esc(row["requirement"]))}</td>'
+            f'<td class="al-text">{esc(row["requirement"])}</td>'
             f'<td>{change}<span class="al-status al-nowrap" data-status="{esc(status)}" '
             f'style="color:{STATUS_COLOURS.get(status, "#1f2328")}">{esc(status)}</span></td>'
-            f'<td>{"".join(chips) or "—"}</td><td class="al-text">{_visible(esc(row["explanation"]))}</td></tr>'
+            f'<td>{"".join(chips) or "—"}</td><td class="al-text">{esc(row["explanation"])}</td></tr>'
         )
     head = ('<tr><th style="width:1.8em">#</th><th style="width:30%">requirement</th><th>claimed → final</th>'
             "<th>citations</th><th>explanation</th></tr>")

@@ -1,4 +1,8 @@
-"""Keep every page under app.py's navigation, even when a deep link is the server's first request."""
+"""Keep every page under app.py's navigation, even when a deep link is the server's first request.
+
+Why a private flag: Streamlit (checked on 1.67; pyproject pins ``<1.68``) has no public switch for this, and the
+page scripts stay in ``pages/`` as DESIGN §8 names the folder; renaming it is the only public alternative.
+"""
 
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager

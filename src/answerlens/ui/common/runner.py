@@ -9,17 +9,15 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any
-
-from pydantic import SecretStr, ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
-from answerlens.config import DEFAULT_MODELS, DEFAULT_PROVIDER, AnswerabilityConfig
-from answerlens.errors import AnswerabilityError, BundleError, describe_validation
+from answerlens.config import AnswerabilityConfig
+from answerlens.errors import AnswerabilityError, BundleError
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.providers.preflight import Preflight, preflight
 from answerlens.recording import Recording
 from answerlens.records import ContextFormat, MemoryBundle
+from answerlens.ui.common.provenance import source_label as source_label  # re-export: callers not yet moved
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +25,6 @@ READER_FIX = (
     "Re-pack the bundle with reader citations on: PackingConfig(context_format='reader', "
     "context_citations=True), or set PRME_PACKING__CONTEXT_CITATIONS=true; or pack it in the auditable format."
 )
-RECORDED = "recorded response"
 
 
 @dataclass(frozen=True)
@@ -46,58 +43,6 @@ class Run:
     assessment: AnswerabilityAssessment | None
     failure: Failure | None
     seconds: float
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """The endpoint panel's settings; ``provider`` is ``ollama``, ``openai``, ``llamacpp`` or ``replay``."""
-
-    provider: str = DEFAULT_PROVIDER
-    model: str = DEFAULT_MODELS[DEFAULT_PROVIDER]
-    base_url: str | None = None
-    api_key: str | None = None
-    timeout: float = 60.0
-    temperature: float = 0.0
-    seed: int | None = None
-    num_ctx: int | None = None
-    max_tokens: int | None = None
-    max_retries: int = 2
-    prompt: str = "answerlens"
-
-
-def make_config(endpoint: Endpoint) -> AnswerabilityConfig:
-    """An ``AnswerabilityConfig``; raises ``ValueError`` naming the setting that is wrong."""
-    fields: dict[str, Any] = {"provider": endpoint.provider, "model": endpoint.model}
-    if endpoint.provider != "replay":
-        fields |= {
-            "base_url": endpoint.base_url or None,
-            "api_key": SecretStr(endpoint.api_key) if endpoint.api_key else None,
-            "timeout": endpoint.timeout,
-            "temperature": endpoint.temperature,
-            "seed": endpoint.seed,
-            "max_retries": endpoint.max_retries,
-            "prompt": endpoint.prompt,
-        }
-        if endpoint.provider == "ollama":
-            fields["num_ctx"] = endpoint.num_ctx
-        if endpoint.provider == "llamacpp":
-            fields["max_tokens"] = endpoint.max_tokens
-    try:
-        return AnswerabilityConfig(**fields)
-    except ValidationError as exc:
-        raise ValueError(f"invalid endpoint settings: {describe_validation(exc, 'settings')}") from None
-
-
-def source_label(assessment: AnswerabilityAssessment) -> tuple[str, str | None]:
-    """How a result is labelled: ``recorded response`` (with its note) or the live engine, or no call."""
-    meta = assessment.provider_metadata
-    if meta is not None and meta.recording is not None:
-        hand = meta.recording.hand_written
-        return (f"{RECORDED} (hand-written)" if hand else RECORDED), meta.recording.note
-    if not assessment.model_called:
-        return "no model call (no citable evidence)", None
-    where = f" at {meta.base_url}" if meta is not None and meta.base_url else ""
-    return f"live model: {assessment.provider} {assessment.model}{where}", None
 
 
 def assess(

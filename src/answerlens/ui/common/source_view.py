@@ -72,7 +72,7 @@ def pick(prefix: str, app_root: Path) -> Source | None:
 
 
 def _pick_sample(prefix: str, directory: Path) -> Source | None:
-    files = sample_files(directory)
+    files = sources.sample_files(directory)
     if not files:
         st.html(notice_html("info", f"No sample bundles in {directory}",
                             remedy="upload a bundle or paste JSON instead"))
@@ -82,7 +82,7 @@ def _pick_sample(prefix: str, directory: Path) -> Source | None:
         "Sample bundle",
         list(files),
         key=f"{prefix}.sample",
-        format_func=lambda stem: _sample_label(stem, loaded[stem]),
+        format_func=lambda stem: sources.sample_label(stem, loaded[stem]),
     )
     if choice is None:
         return None
@@ -90,16 +90,6 @@ def _pick_sample(prefix: str, directory: Path) -> Source | None:
     if source is not None and source.sample is not None:
         st.html(f'{STYLE}<p class="al-muted" style="margin:0">{esc(source.sample.description)}</p>')
     return source
-
-
-def sample_files(directory: Path) -> dict[str, Path]:
-    return sources.sample_files(directory)
-
-
-def _sample_label(stem: str, loaded: Source | BundleError) -> str:
-    if isinstance(loaded, BundleError):
-        return f"{stem} (cannot be loaded)"
-    return f"{loaded.title}  ·  {stem}"
 
 
 def _shown(loaded: Source | BundleError) -> Source | None:
@@ -128,7 +118,7 @@ def open_in(state: MutableMapping[Any, Any], prefix: str, samples_dir: Path, *, 
             bundle_json: str | None, question: str, answer: str | None) -> None:
     """Set another page's picker to a bundle (a sample file by name, else the bundle as pasted JSON) and hand
     it a question and draft to fill in on its next run."""
-    stems = {path.resolve(): stem for stem, path in sample_files(samples_dir).items()}
+    stems = {path.resolve(): stem for stem, path in sources.sample_files(samples_dir).items()}
     stem = stems.get(bundle_file.resolve()) if bundle_file is not None else None
     if stem is not None:
         state[f"{prefix}.source_kind"] = "Sample"

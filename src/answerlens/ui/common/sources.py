@@ -107,6 +107,13 @@ def check_size(size: int, name: str) -> None:
         )
 
 
+def sample_label(stem: str, loaded: Source | BundleError) -> str:
+    """How the sample picker names a sample file: its title and stem, or that it cannot be loaded."""
+    if isinstance(loaded, BundleError):
+        return f"{stem} (cannot be loaded)"
+    return f"{loaded.title}  ·  {stem}"
+
+
 def reply_text(data: bytes, name: str) -> str:
     """A recorded raw reply file, kept as its exact text (its hash is the raw output's hash)."""
     check_size(len(data), name)

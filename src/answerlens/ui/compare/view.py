@@ -9,12 +9,16 @@ import streamlit as st
 
 from answerlens.errors import BundleError
 from answerlens.ui.common import history, sources
-from answerlens.ui.common.markup import STATUS_COLOURS, cell, esc, notice_html, outcome_cell, table_html
-from answerlens.ui.compare.viewmodel import Comparison, assessments_in
+from answerlens.ui.common.markup import notice_html
+from answerlens.ui.compare.viewmodel import (
+    Comparison,
+    assessments_in,
+    fields_html,
+    identity_html,
+    requirements_table,
+    verification_html,
+)
 from answerlens.verification import VerificationReport
-
-HASHES = frozenset({"query_sha256", "context_sha256", "answer_sha256", "configuration_sha256", "prompt_sha256",
-                    "evaluation_id", "assessment_sha256", "raw_output_sha256"})
 
 
 def pick(prefix: str, side: str) -> tuple[str, dict[str, Any]] | None:
@@ -48,63 +52,34 @@ def pick(prefix: str, side: str) -> tuple[str, dict[str, Any]] | None:
 
 
 def identity(comparison: Comparison) -> None:
-    same_in, same_out = comparison.same_inputs, comparison.same_output
-    inputs = ("Same inputs: evaluation_id matches" if same_in
-              else "Different inputs: evaluation_id differs (question, context, answer, configuration or prompt)")
-    output = ("Same validated output: assessment_sha256 matches" if same_out
-              else "Different validated output: assessment_sha256 differs")
-    hint = None
-    if same_in and not same_out:
-        hint = "The same inputs gave a different result: the model is not deterministic here (see the diff)."
-    st.html(f'<div data-same-inputs="{str(same_in).lower()}">'
-            f'{notice_html("ok" if same_in else "warning", inputs)}</div>'
-            f'<div data-same-output="{str(same_out).lower()}">'
-            f'{notice_html("ok" if same_out else "warning", output, hint)}</div>')
+    st.html(identity_html(comparison))
 
 
 def verification(side: str, name: str, report: VerificationReport) -> None:
-    if report.ok:
-        st.html(f'<div data-verified="{side}">{notice_html("ok", f"{side} verifies", name)}</div>')
-        return
-    problems = "\n".join(report.problems)
-    st.html(f'<div data-verify-failed="{side}">'
-            f'{notice_html("error", f"{side} does not verify", name, code=problems)}</div>')
+    st.html(verification_html(side, name, report))
 
 
 def fields(comparison: Comparison) -> None:
-    rows = []
-    for row in comparison.fields:
-        attr_a = f'data-hash="{row.name}" data-side="A"' if row.name in HASHES else ""
-        attr_b = f'data-hash="{row.name}" data-side="B"' if row.name in HASHES else ""
-        mark = outcome_cell("same" if row.same else "differs", True if row.same else False)
-        rows.append(cell(row.name) + _value(row.a, attr_a) + _value(row.b, attr_b) + mark)
-    st.html(table_html(["field", "A", "B", ""], rows))
+    st.html(fields_html(comparison))
 
 
-def _value(value: Any, attrs: str) -> str:
-    text = "null" if value is None else str(value)
-    return f'<td {attrs} style="font-family:ui-monospace,monospace;font-size:0.75rem;overflow-wrap:anywhere">' \
-           f"{esc(text)}</td>"
-
-
-def requirements(comparison: Comparison) -> None:
-    rows = []
-    for row in comparison.requirements:
-        text = row.text_a if row.text_a is not None else row.text_b
-        if "text" in row.changes:
-            text = f"A: {row.text_a}\nB: {row.text_b}"
-        changes = ", ".join(row.changes) or "same"
-        rows.append(
-            cell("" if row.a_index is None else row.a_index) + cell("" if row.b_index is None else row.b_index)
-            + f'<td style="white-space:pre-wrap">{esc(text)}</td>'
-            + _status(row.status_a) + _status(row.status_b)
-            + cell(" ".join(row.refs_a) or "—") + cell(" ".join(row.refs_b) or "—")
-            + outcome_cell(changes, None if row.changes else True, f'data-change="{esc(changes)}"')
-        )
-    st.html(table_html(["A #", "B #", "requirement", "status A", "status B", "refs A", "refs B", "change"], rows))
-
-
-def _status(status: str | None) -> str:
-    if status is None:
-        return cell("—")
-    return f'<td style="color:{STATUS_COLOURS.get(status, "#1f2328")};font-weight:600">{esc(status)}</td>'
+def requirements(prefix: str, comparison: Comparison) -> None:
+    """The requirement diff, sortable by any column."""
+    number = st.column_config.NumberColumn
+    text = st.column_config.TextColumn
+    st.dataframe(
+        requirements_table(comparison),
+        hide_index=True,
+        width="stretch",
+        key=f"{prefix}.requirements",
+        column_config={
+            "A #": number("A #", help="the requirement's index in A (empty: not in A)", format="%d", width="small"),
+            "B #": number("B #", help="the requirement's index in B (empty: not in B)", format="%d", width="small"),
+            "requirement": text("requirement", width="large"),
+            "status A": text("status A", help="final status in A"),
+            "status B": text("status B", help="final status in B"),
+            "refs A": text("refs A", help="accepted citations in A"),
+            "refs B": text("refs B", help="accepted citations in B"),
+            "change": text("change", help="same, or any of: added, removed, text, status, citations, explanation"),
+        },
+    )

@@ -1,4 +1,5 @@
-"""Comparing two assessments: same inputs, same validated output, and a requirement-level diff (pure).
+"""Comparing two assessments: same inputs, same validated output, and a requirement-level diff, with the
+escaped HTML the page shows for them (pure).
 
 Works on answerlens and PRME assessment JSON, and finds assessments inside trial result files.
 """
@@ -10,10 +11,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
+from pandas.io.formats.style import Styler
+
 from answerlens.audit import IDENTITY_FIELDS
+from answerlens.ui.common.markup import (
+    OUTCOME_COLOURS,
+    STATUS_COLOURS,
+    cell,
+    esc,
+    notice_html,
+    outcome_cell,
+    table_html,
+)
+from answerlens.verification import VerificationReport
 
 COMPARED_FIELDS = ("verdict", "recommended_action", "provider", "model", *IDENTITY_FIELDS, "evaluation_id",
                    "assessment_sha256", "raw_output_sha256")
+HASHES = frozenset({"query_sha256", "context_sha256", "answer_sha256", "configuration_sha256", "prompt_sha256",
+                    "evaluation_id", "assessment_sha256", "raw_output_sha256"})
+"""Compared fields whose cells carry ``data-hash`` (and ``data-side``), as the Inspect page's audit does."""
 
 
 def assessments_in(data: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -141,3 +158,81 @@ def _row(i: int | None, x: Mapping[str, Any] | None, j: int | None, y: Mapping[s
         refs_b=_refs(y),
         changes=tuple(changes),
     )
+
+
+# --- what the page shows ------------------------------------------------------------------------------
+
+
+def identity_html(comparison: Comparison) -> str:
+    """Same inputs? Same validated output? Each as a notice carrying ``data-same-inputs``/``data-same-output``."""
+    same_in, same_out = comparison.same_inputs, comparison.same_output
+    inputs = ("Same inputs: evaluation_id matches" if same_in
+              else "Different inputs: evaluation_id differs (question, context, answer, configuration or prompt)")
+    output = ("Same validated output: assessment_sha256 matches" if same_out
+              else "Different validated output: assessment_sha256 differs")
+    hint = None
+    if same_in and not same_out:
+        hint = "The same inputs gave a different result: the model is not deterministic here (see the diff)."
+    return (f'<div data-same-inputs="{str(same_in).lower()}">'
+            f'{notice_html("ok" if same_in else "warning", inputs)}</div>'
+            f'<div data-same-output="{str(same_out).lower()}">'
+            f'{notice_html("ok" if same_out else "warning", output, hint)}</div>')
+
+
+def verification_html(side: str, name: str, report: VerificationReport) -> str:
+    """Whether one side verifies (``data-verified``) or not (``data-verify-failed``, with the problems)."""
+    if report.ok:
+        return f'<div data-verified="{esc(side)}">{notice_html("ok", f"{side} verifies", name)}</div>'
+    problems = "\n".join(report.problems)
+    return (f'<div data-verify-failed="{esc(side)}">'
+            f'{notice_html("error", f"{side} does not verify", name, code=problems)}</div>')
+
+
+def fields_html(comparison: Comparison) -> str:
+    """Field by field, A beside B, the same or not."""
+    rows = []
+    for row in comparison.fields:
+        attr_a = f'data-hash="{row.name}" data-side="A"' if row.name in HASHES else ""
+        attr_b = f'data-hash="{row.name}" data-side="B"' if row.name in HASHES else ""
+        mark = outcome_cell("same" if row.same else "differs", True if row.same else False)
+        rows.append(cell(row.name) + _value(row.a, attr_a) + _value(row.b, attr_b) + mark)
+    return table_html(["field", "A", "B", ""], rows)
+
+
+def _value(value: Any, attrs: str) -> str:
+    text = "null" if value is None else str(value)
+    return f'<td {attrs} style="font-family:ui-monospace,monospace;font-size:0.75rem;overflow-wrap:anywhere">' \
+           f"{esc(text)}</td>"
+
+
+REQUIREMENT_COLUMNS = ("A #", "B #", "requirement", "status A", "status B", "refs A", "refs B", "change")
+
+
+def requirements_frame(comparison: Comparison) -> pd.DataFrame:
+    """The requirement diff as a table (one row per aligned pair; a missing side's index and status are null)."""
+    rows = []
+    for row in comparison.requirements:
+        text = row.text_a if row.text_a is not None else row.text_b
+        if "text" in row.changes:
+            text = f"A: {row.text_a}\nB: {row.text_b}"
+        rows.append([row.a_index, row.b_index, text, row.status_a, row.status_b, " ".join(row.refs_a),
+                     " ".join(row.refs_b), ", ".join(row.changes) or "same"])
+    frame = pd.DataFrame(rows, columns=list(REQUIREMENT_COLUMNS))
+    return frame.astype({"A #": "Int64", "B #": "Int64"})
+
+
+def requirements_table(comparison: Comparison) -> Styler:
+    """The diff with the app's status colours, and unchanged rows marked as the outcome cells mark them."""
+    return (requirements_frame(comparison).style
+            .map(_status_css, subset=["status A", "status B"])
+            .map(_change_css, subset=["change"]))
+
+
+def _status_css(status: Any) -> str:
+    colour = STATUS_COLOURS.get(status) if isinstance(status, str) else None
+    return f"color:{colour};font-weight:600" if colour else ""
+
+
+def _change_css(change: Any) -> str:
+    soft, strong = OUTCOME_COLOURS[True if change == "same" else None]
+    return f"background-color:{soft};color:{strong}"

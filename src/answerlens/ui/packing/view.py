@@ -10,9 +10,17 @@ import streamlit as st
 from answerlens.prompts import RawAssessment
 from answerlens.records import MemoryBundle
 from answerlens.ui.common import history, sources
-from answerlens.ui.common.markup import STYLE, cell, esc, notice_html, outcome_cell, table_html
+from answerlens.ui.common.markup import STYLE, esc, notice_html
 from answerlens.ui.common.sources import Source
-from answerlens.ui.packing.viewmodel import Rendering, budget_cut, bundle_budget, citation_matrix, reply_from
+from answerlens.ui.packing.viewmodel import (
+    Rendering,
+    assessable_detail,
+    budget_cut,
+    bundle_budget,
+    counts_text,
+    matrix_html,
+    reply_from,
+)
 
 
 def budget_input(prefix: str, bundle: MemoryBundle) -> int:
@@ -53,22 +61,14 @@ def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
     if rendering.error is not None:
         st.html(notice_html("error", "Cannot be rendered in this format", rendering.error))
         return
-    if rendering.tokenizer is not None:
-        counts = f"{rendering.chars:,} characters · {rendering.tokens:,} tokens ({rendering.tokenizer}, as PRME counts)"
-    else:
-        counts = f"{rendering.chars:,} characters · ≈{rendering.tokens:,} tokens (estimate: 4.2 characters a token)"
-    if rendering.as_packed and bundle.tokenizer and bundle.tokens_used:
-        counts += f" · the packer counted {bundle.tokens_used:,} tokens with {bundle.tokenizer} (exact, as packed)"
+    counts = counts_text(rendering, bundle)
     st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-counts="{rendering.format.key}">'
             f"{esc(counts)}</div>")
     st.code(rendering.text or " ", language=None, wrap_lines=True, height=420)
     if rendering.problem is not None:
         st.html(notice_html("error", "Cannot be assessed", rendering.problem, rendering.fix))
     else:
-        detail = f"{rendering.references} citable reference{'s' if rendering.references != 1 else ''}"
-        if not rendering.text:
-            detail = "empty context: the verdict would be insufficient, without a model call"
-        st.html(notice_html("ok", "Can be assessed", detail))
+        st.html(notice_html("ok", "Can be assessed", assessable_detail(rendering)))
     if rendering.matches_packed is False:
         st.html(notice_html("warning", "Differs from the packed context",
                             "answerlens renders these records differently from the bundle's rendered_context; "
@@ -117,18 +117,4 @@ def _parsed(data: Any, name: str) -> tuple[RawAssessment | None, str]:
 
 
 def matrix(items: list[Rendering], reply: RawAssessment) -> None:
-    rows, verdicts = citation_matrix(items, reply)
-    keys = [r.format.key for r in items]
-    head = ["#", "requirement", "claimed", "cited token", *(r.format.label for r in items)]
-    body = []
-    for row in rows:
-        cells = [cell(row["requirement"]), cell(row["text"]), cell(row["claimed"]), cell(row["token"])]
-        for key in keys:
-            outcome = row[key]
-            cells.append(outcome_cell(outcome.text, outcome.accepted,
-                                      f'data-format="{key}" data-ref="{esc(row["token"])}"'))
-        body.append("".join(cells))
-    verdict_cells = [cell(""), cell("verdict under this format"), cell(""), cell("")]
-    verdict_cells += [cell(verdicts[key], f'data-format-verdict="{key}"') for key in keys]
-    body.append("".join(verdict_cells))
-    st.html(table_html(head, body))
+    st.html(matrix_html(items, reply))

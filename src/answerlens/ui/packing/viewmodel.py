@@ -1,5 +1,5 @@
 """One bundle's records rendered in every format, whether each can be assessed, and how a reply's
-citations fare under each (pure: no streamlit).
+citations fare under each, as data and as the escaped text and tables the page shows (pure: no streamlit).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from answerlens.prompts import RawAssessment
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.render import render_bundle
 from answerlens.tokens import token_count
+from answerlens.ui.common.markup import cell, esc, outcome_cell, table_html
 from answerlens.ui.common.runner import READER_FIX
 from answerlens.verdict import derive_verdict
 
@@ -70,6 +71,24 @@ class Rendering:
     @property
     def assessable(self) -> bool:
         return self.bundle is not None and self.problem is None
+
+
+def counts_text(rendering: Rendering, bundle: MemoryBundle) -> str:
+    """Characters and tokens (as PRME counts them, or an estimate); for the packed format, also the packer's own."""
+    if rendering.tokenizer is not None:
+        counts = f"{rendering.chars:,} characters · {rendering.tokens:,} tokens ({rendering.tokenizer}, as PRME counts)"
+    else:
+        counts = f"{rendering.chars:,} characters · ≈{rendering.tokens:,} tokens (estimate: 4.2 characters a token)"
+    if rendering.as_packed and bundle.tokenizer and bundle.tokens_used:
+        counts += f" · the packer counted {bundle.tokens_used:,} tokens with {bundle.tokenizer} (exact, as packed)"
+    return counts
+
+
+def assessable_detail(rendering: Rendering) -> str:
+    """Why an assessable rendering is one: its citable references, or an empty context (no model call)."""
+    if not rendering.text:
+        return "empty context: the verdict would be insufficient, without a model call"
+    return f"{rendering.references} citable reference{'s' if rendering.references != 1 else ''}"
 
 
 def render_all(bundle: MemoryBundle) -> list[Rendering]:
@@ -262,3 +281,22 @@ def _checks(rendering: Rendering, reply: RawAssessment) -> list[Any] | None:
         check_requirement(index, item, references, sites, bracketed=fmt == ContextFormat.READER)
         for index, item in enumerate(reply.requirements)
     ]
+
+
+def matrix_html(renderings: list[Rendering], reply: RawAssessment) -> str:
+    """The matrix as a table: one row per cited token, one outcome cell per format, then each format's verdict."""
+    rows, verdicts = citation_matrix(renderings, reply)
+    keys = [r.format.key for r in renderings]
+    head = ["#", "requirement", "claimed", "cited token", *(r.format.label for r in renderings)]
+    body = []
+    for row in rows:
+        cells = [cell(row["requirement"]), cell(row["text"]), cell(row["claimed"]), cell(row["token"])]
+        for key in keys:
+            outcome = row[key]
+            cells.append(outcome_cell(outcome.text, outcome.accepted,
+                                      f'data-format="{key}" data-ref="{esc(row["token"])}"'))
+        body.append("".join(cells))
+    verdict_cells = [cell(""), cell("verdict under this format"), cell(""), cell("")]
+    verdict_cells += [cell(verdicts[key], f'data-format-verdict="{key}"') for key in keys]
+    body.append("".join(verdict_cells))
+    return table_html(head, body)
