@@ -92,7 +92,3 @@ def test_check_endpoint_never_raises_for_an_unreachable_server() -> None:
     check = runner.check_endpoint(config, context_chars=None)
     assert not check.reachable and check.problem
     assert endpoint.preflight_line(config, check).kind == "error"
-
-
-def test_runner_still_answers_for_the_label_callers_not_yet_moved() -> None:
-    assert runner.source_label is source_label

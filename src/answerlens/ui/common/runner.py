@@ -17,7 +17,6 @@ from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.providers.preflight import Preflight, preflight
 from answerlens.recording import Recording
 from answerlens.records import ContextFormat, MemoryBundle
-from answerlens.ui.common.provenance import source_label as source_label  # re-export: callers not yet moved
 
 log = logging.getLogger(__name__)
 

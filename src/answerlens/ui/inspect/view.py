@@ -9,7 +9,7 @@ import streamlit as st
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.explanation import HASH_FIELDS, why
-from answerlens.ui.common import history, runner
+from answerlens.ui.common import history, provenance, runner
 from answerlens.ui.common.endpoint_view import Choice
 from answerlens.ui.common.highlight import highlight, requirement_rows
 from answerlens.ui.common.markup import (
@@ -40,7 +40,7 @@ def assess(prefix: str, choice: Choice, source: Source, question: str, answer: s
         st.session_state[failure_key] = run.failure
         return
     st.session_state.pop(failure_key, None)
-    label, note = runner.source_label(run.assessment)
+    label, note = provenance.source_label(run.assessment)
     history.add(st.session_state, source=source.title, question=question.strip(), assessment=run.assessment,
                 context=source.context, label=label, note=note, seconds=run.seconds)
 

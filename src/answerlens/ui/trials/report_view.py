@@ -13,7 +13,7 @@ import streamlit as st
 
 from answerlens.explanation import HASH_FIELDS
 from answerlens.trials.summary import RUN_KIND, UPSTREAM_KIND
-from answerlens.ui.common import history, runner
+from answerlens.ui.common import history, provenance
 from answerlens.ui.common import source_view as source_picker
 from answerlens.ui.common.markup import (
     STATUS_COLOURS,
@@ -148,7 +148,7 @@ def _sample(prefix: str, shown: Shown, refs: list[SampleRef], samples_dir: Path,
 
 
 def _open_in_inspect(target: InspectTarget, origin: str, sample: dict[str, Any], samples_dir: Path) -> None:
-    label, note = runner.source_label(target.assessment)
+    label, note = provenance.source_label(target.assessment)
     history.add(st.session_state, source=target.title, question=target.question, assessment=target.assessment,
                 context=target.context, label=label, note=note or f"from {origin}",
                 seconds=float(sample.get("latency_ms") or 0) / 1000)
