@@ -57,6 +57,7 @@ def test_public_api_is_pinned() -> None:
         "ProviderMetadata",
         "Span",
         "TrialError",
+        "TrialResult",
         "VerificationReport",
         "assess_answerability",
         "derive_assessment",

@@ -7,7 +7,7 @@ import json
 import re
 
 from answerlens import AnswerabilityConfig, derive_assessment, load_bundle
-from answerlens.ui.compare.viewmodel import assessments_in, compare
+from answerlens.ui.compare.viewmodel import compare
 from tests.app.conftest import assert_clean, assess, choose_sample, html, notices, start, use_recorded
 from tests.paths import PRME
 
@@ -99,9 +99,3 @@ def test_diff_aligns_by_requirement_text() -> None:
     assert [(row.a_index, row.b_index, row.changes) for row in result.requirements] == [
         (0, None, ("removed",)), (1, 0, ("citations",)), (2, 1, ()), (3, 2, ()), (None, 3, ("added",))]
     assert result.same_inputs and not result.same_output
-
-
-def test_assessments_in_each_shape() -> None:
-    assert [label for label, _ in assessments_in(PRME_ASSESSMENT)] == ["assessment"]
-    trial = assessments_in(json.loads(TRIAL.read_text()))
-    assert len(trial) == 120 and trial[0][0] == "100K_0_q0_abstention · repeat 0"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from answerlens.trials.runner import load_dataset
-from answerlens.trials.summary import read_trial
+from answerlens.trials.dataset import load_dataset
+from answerlens.trials.reader import read_trial
 from tests.app.conftest import assert_clean, html, notices, start
 from tests.oracle_server import OracleServer, judgement, oracle_server
 from tests.paths import PRME, SAMPLES
@@ -169,10 +169,11 @@ def test_run_the_shipped_dataset_end_to_end(server: OracleServer, tmp_path: Path
     assert len(list((tmp_path / "run" / "samples").glob("*.json"))) == 66
     report = read_trial(tmp_path / "run")
     numbers = metrics(at)
-    assert numbers["Samples assessed"] == "64" == str(report.summary["samples"])
+    assert numbers["Samples assessed"] == "64" == str(report.summary.samples)
     assert numbers["Error samples"] == "2"
     assert numbers["Unsafe full answers"] == "0"
-    assert gates(at) == {name: str(gate["passed"]).lower() for name, gate in report.gates["results"].items()}
+    assert report.quality_gates is not None
+    assert gates(at) == {name: str(gate.passed).lower() for name, gate in report.quality_gates.results.items()}
     assert server.requests[FAILING.question] == 2  # one call per repeat: an HTTP 500 is not re-asked
     # The error samples are listed as errors, and selecting one shows an error, never a verdict.
     assert "Error samples (2)" in "".join(m.value for m in at.markdown)

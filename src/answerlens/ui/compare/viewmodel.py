@@ -1,6 +1,6 @@
 """Comparing two assessments: same inputs, same validated output, and a requirement-level diff (pure).
 
-Works on answerlens and PRME assessment JSON, and finds assessments inside trial result files.
+Works on answerlens and PRME assessment JSON; ``answerlens.trials.reader.assessments_in`` finds them in files.
 """
 
 from __future__ import annotations
@@ -14,30 +14,6 @@ from answerlens.audit import IDENTITY_FIELDS
 
 COMPARED_FIELDS = ("verdict", "recommended_action", "provider", "model", *IDENTITY_FIELDS, "evaluation_id",
                    "assessment_sha256", "raw_output_sha256")
-
-
-def assessments_in(data: Any) -> list[tuple[str, dict[str, Any]]]:
-    """``(label, assessment)`` pairs: the file itself, or each sample of a trial result file.
-
-    Raises ``ValueError`` when there is no assessment to be found.
-    """
-    if isinstance(data, dict) and isinstance(data.get("samples"), list):
-        found = []
-        for position, sample in enumerate(data["samples"]):
-            if isinstance(sample, dict) and isinstance(sample.get("assessment"), dict):
-                name = sample.get("question_id") or sample.get("case_id") or sample.get("id") or f"sample {position}"
-                repeat = sample.get("repeat")
-                label = f"{name} · repeat {repeat}" if repeat is not None else str(name)
-                found.append((label, sample["assessment"]))
-        if not found:
-            raise ValueError("this trial file holds no assessments (every sample failed or is pending)")
-        return found
-    if isinstance(data, dict) and "requirements" in data and "verdict" in data:
-        return [("assessment", data)]
-    if isinstance(data, dict) and isinstance(data.get("assessment"), dict):
-        return [("assessment", data["assessment"])]
-    raise ValueError("not an assessment: expected a JSON object with 'verdict' and 'requirements' "
-                     "(or a trial result file with 'samples')")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerlensError, DatasetError, TrialError
-from answerlens.trials.runner import Dataset, Progress, TrialOutcome, run_trial
+from answerlens.trials.dataset import Dataset
+from answerlens.trials.runner import Progress, TrialOutcome, run_trial
 from answerlens.ui.common.runner import Failure
 
 log = logging.getLogger(__name__)
