@@ -5,7 +5,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -188,44 +187,48 @@ def test_fail_fast_stops_without_a_result(tmp_path: Path) -> None:
 
 
 def test_cancel_keeps_finished_samples(tmp_path: Path) -> None:
+    """Cancel while the fourth request is in flight (held by the server): it finishes and is kept, nothing after."""
     dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
     cancel = threading.Event()
-    seen = []
+    seen: list = []
+    with oracle_server(REPLIES, hold_after=3) as server:
+        def cancel_while_held() -> None:
+            if server.wait_held(1):
+                cancel.set()
+            server.release.set()
 
-    def progress(update) -> None:  # type: ignore[no-untyped-def]
-        seen.append(update)
-        if update.done == 3:
-            cancel.set()
-
-    with oracle_server(REPLIES, delay=0.05) as server:
+        canceller = threading.Thread(target=cancel_while_held)
+        canceller.start()
         outcome = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run",
-                                        concurrency=1, progress=progress, cancel=cancel))
+                                        concurrency=1, progress=seen.append, cancel=cancel))
+        canceller.join()
         assert outcome.cancelled and outcome.result_path is None and outcome.result is None
-        # The request in flight when cancel was set (one per concurrency slot) may still finish and be kept.
-        kept = len(list((tmp_path / "run" / "samples").glob("*.json")))
-        assert 3 <= kept <= 3 + 1 and outcome.new_samples == kept
+        assert sum(server.requests.values()) == 4
+        kept = sorted(path.name for path in (tmp_path / "run" / "samples").glob("*.json"))
+        assert kept == sorted(sample_filename(case_id, repeat) for case_id in ("a1", "a2") for repeat in range(2))
+        assert outcome.new_samples == 4
         finished_run = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run"))
-    assert finished_run.reused_samples == kept and finished(finished_run).summary.samples == 12
-    assert seen[-1].total == 12 and seen[0].rate > 0
+    assert finished_run.reused_samples == 4 and finished(finished_run).summary.samples == 12
+    assert [update.done for update in seen] == [1, 2, 3, 4] and seen[-1].total == 12 and seen[0].rate > 0
 
 
 def test_sigkill_mid_run_then_resume_ends_with_exactly_the_samples(tmp_path: Path) -> None:
+    """Kill the CLI while the server holds two requests after answering six; rerunning resumes exactly."""
     dataset = write_dataset(tmp_path / "cases.json", question_cases())
     out = tmp_path / "run"
-    with oracle_server(REPLIES, delay=0.15) as server:
+    with oracle_server(REPLIES, hold_after=6) as server:
         command = [sys.executable, "-m", "answerlens.cli", "trial", str(dataset), "--repeats", "3",
                    "--concurrency", "2", "--out", str(out), "--provider", "openai", "--model", "oracle",
-                   "--base-url", server.base_url, "--timeout", "10"]
+                   "--base-url", server.base_url, "--timeout", "60"]
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while len(list((out / "samples").glob("*.json"))) < 5 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        assert server.wait_held(2, timeout=60), "the run did not reach its seventh and eighth requests"
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
         killed_at = len(list((out / "samples").glob("*.json")))
-        assert 5 <= killed_at < 18
+        assert killed_at <= 6  # only answered requests can have been saved
         for path in (out / "samples").glob("*.json"):
             json.loads(path.read_text())  # every saved sample is whole
+        server.release.set()
         resumed = subprocess.run(command, capture_output=True, text=True, timeout=120)
         requests = sum(server.requests.values())
     assert resumed.returncode == 1, resumed.stderr  # gates fail on this dataset; the run itself completed
@@ -234,7 +237,7 @@ def test_sigkill_mid_run_then_resume_ends_with_exactly_the_samples(tmp_path: Pat
     assert not list((out / "samples").glob(".*.tmp"))
     report = read_trial(out)
     assert report.kind == "answerlens-trial-result" and report.summary.samples == 18
-    assert requests <= 18 + 2  # at most the samples in flight were lost and asked again
+    assert requests == 8 + (18 - killed_at)  # the killed run's 8, then one per sample it had not saved
     assert f"{18 - killed_at} new, {killed_at} resumed" in resumed.stderr
 
 
