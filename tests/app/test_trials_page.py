@@ -172,6 +172,12 @@ def test_run_the_shipped_dataset_end_to_end(server: OracleServer, tmp_path: Path
     assert server.requests[FAILING.question] == 2  # one call per repeat: an HTTP 500 is not re-asked
     # The error samples are listed as errors, and selecting one shows an error, never a verdict.
     assert "Error samples (2)" in "".join(m.value for m in at.markdown)
+    # The per-question and per-sample tables, sortable, each with its CSV export.
+    questions_table, samples_table = (frame.value for frame in at.dataframe)
+    assert len(questions_table) == 33 and len(samples_table) == 66
+    assert (samples_table["outcome"] == "error").sum() == 2
+    assert samples_table.loc[samples_table["sample"] == f"{FAILING.id}#1", "error"].item() == "server_error"
+    assert [button.label for button in at.get("download_button")] == ["Questions as CSV", "Samples as CSV"]
     at.selectbox(key="trials.sample").set_value(f"{FAILING.id}#1").run()
     assert_clean(at)
     assert any("no verdict was produced" in n and "HTTP 500" in n for n in notices(at.main, "error"))

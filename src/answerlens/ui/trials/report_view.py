@@ -1,4 +1,4 @@
-"""The Trials page's report: summary numbers, the gates, the charts, and one sample at a time.
+"""The Trials page's report: summary numbers, the gates, the charts, the tables, and one sample at a time.
 
 A sample opens in the Inspect page with its highlighted context when its bundle can be found; otherwise (upstream
 files carry no bundles) its assessment is shown here, Compare-style. An error sample is shown as an error.
@@ -32,6 +32,7 @@ from answerlens.ui.common.markup import (
 )
 from answerlens.ui.compare import view as compare_view
 from answerlens.ui.trials import charts as trial_charts
+from answerlens.ui.trials import tables as trial_tables
 from answerlens.ui.trials import viewmodel as trial_results
 from answerlens.ui.trials.run_view import Shown
 from answerlens.ui.trials.sources import InspectTarget, inspect_target, run_dataset
@@ -55,6 +56,7 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
     _gates(result.kind, result.quality_gates)
     _charts(prefix, rows, refs)
     _errors(result.summary.errors)
+    _tables(prefix, rows, refs)
     _sample(prefix, shown, refs, samples_dir, cwd)
 
 
@@ -110,6 +112,28 @@ def _errors(errors: Sequence[ErrorEntry]) -> None:
     body = [cell(e.question_id) + cell(e.repeat) + cell(e.kind) + f'<td class="al-text">{esc(e.message)}</td>'
             for e in errors]
     st.html(table_html(["question", "repeat", "kind", "message"], body))
+
+
+def _tables(prefix: str, rows: Sequence[QuestionRow], refs: Sequence[SampleRef]) -> None:
+    """The per-question and per-sample tables: sortable, and downloadable as CSV."""
+    per_question, per_sample = trial_tables.questions(rows), trial_tables.samples(refs)
+    with st.expander(f"Questions ({len(per_question)}) and samples ({len(per_sample)}) as tables"):
+        st.dataframe(per_question, key=f"{prefix}.table.questions", hide_index=True, width="stretch", column_config={
+            "outcomes": st.column_config.TextColumn("outcomes", help="the action of each repeat, in order"),
+            "citation errors": st.column_config.NumberColumn("citation errors", format="%d"),
+            "matched": st.column_config.NumberColumn("matched", help="requirement texts seen in two repeats or more"),
+            "agreeing": st.column_config.NumberColumn("agreeing", help="matched texts with one status throughout"),
+        })
+        st.download_button("Questions as CSV", trial_tables.csv_text(per_question), "trial-questions.csv",
+                           "text/csv", key=f"{prefix}.csv.questions", icon=":material/download:")
+        st.dataframe(per_sample, key=f"{prefix}.table.samples", hide_index=True, width="stretch", column_config={
+            "sample": st.column_config.TextColumn("sample", help="pick it in the sample list below"),
+            "repeat": st.column_config.NumberColumn("repeat", format="%d"),
+            "latency ms": st.column_config.NumberColumn("latency ms", format="%.0f",
+                                                        help="answerlens runs only: the whole call, retries included"),
+        })
+        st.download_button("Samples as CSV", trial_tables.csv_text(per_sample), "trial-samples.csv", "text/csv",
+                           key=f"{prefix}.csv.samples", icon=":material/download:")
 
 
 def _picked(prefix: str) -> None:
