@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
 from answerlens import AnswerabilityConfig, TrialError
 from answerlens.trials.dataset import load_dataset
@@ -124,6 +125,19 @@ def test_resume_reuses_saved_samples_and_never_duplicates(tmp_path: Path) -> Non
     assert (first.new_samples, second.new_samples, second.reused_samples) == (12, 1, 11)
     assert len(list((tmp_path / "run" / "samples").glob("*.json"))) == 12
     assert finished(second).summary == finished(first).summary
+
+
+def test_the_api_key_is_in_no_file_and_not_in_the_result(tmp_path: Path) -> None:
+    planted = "sk-PLANTED-trial-4242"
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()[:2]))
+    with oracle_server(REPLIES) as server:
+        outcome = asyncio.run(run_trial(dataset, config(server.base_url, api_key=SecretStr(planted)), repeats=1,
+                                        out=tmp_path / "run"))
+    result = finished(outcome)
+    assert result.configuration is not None and result.configuration.api_key is None
+    assert planted not in repr(result) and planted not in json.dumps(result.file_json())
+    written = [path.read_text() for path in (tmp_path / "run").rglob("*.json")]
+    assert len(written) == 4 and not any(planted in text for text in written)
 
 
 @pytest.mark.parametrize(

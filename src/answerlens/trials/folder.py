@@ -29,8 +29,8 @@ RESULT = "result.json"
 
 
 def run_identity(dataset: Dataset, config: AnswerabilityConfig) -> RunIdentity:
-    """What a saved sample must share with the current run to be reused."""
-    return RunIdentity(dataset_sha256=dataset.sha256, configuration=config,
+    """What a saved sample must share with the current run to be reused (the configuration without its key)."""
+    return RunIdentity(dataset_sha256=dataset.sha256, configuration=config.model_copy(update={"api_key": None}),
                        configuration_sha256=sha256_text(canonical_json(config.public_dump())),
                        prompt_version=PROMPT_VERSION, prompt_sha256=PROMPT_SHA256)
 
