@@ -124,7 +124,7 @@ class UpstreamSample(BaseModel):
     draft_answer_sha256: str | None = None
     answer_label: AnswerLabel | None = None
     assessment: AnswerabilityAssessment
-    """The upstream runner retries infrastructure failures, so every sample it saved holds an assessment."""
+    """The upstream runner stops at a failure (and is resumed later), so every sample it saved holds one."""
 
     @property
     def case_id(self) -> str:
