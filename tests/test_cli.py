@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from answerlens.cli import main
-from tests.paths import PRME
+from tests.paths import FIXTURES, PRME
 
 QUESTION = "What database and cache does the dashboard API use, and what is Craig's background?"
 RAW = PRME / "assessments" / "raw_output_reader_openai.json"
@@ -121,3 +121,21 @@ def test_console_script_is_installed() -> None:
     script = Path(sys.executable).with_name("answerlens")
     result = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "assess" in result.stdout
+
+
+def test_verify_reads_trial_files_through_the_typed_reader(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A trial file that does not read back as recorded is bad input naming the place (it would otherwise verify
+    values it never held); a run directory verifies like its result.json."""
+    data = json.loads(TRIAL.read_text())
+    ids = data["samples"][3]["assessment"]["requirements"][0]["evidence_ids"]
+    ids[0] = ids[0].upper().replace("-", "")  # the same UUID, written another way
+    rewritten = tmp_path / "rewritten.json"
+    rewritten.write_text(json.dumps(data))
+    code, out, err = run(capsys, "verify", str(rewritten))
+    assert code == 2 and out == "" and "samples[3].assessment.requirements[0].evidence_ids[0] reads back as" in err
+    folder = tmp_path / "run"
+    folder.mkdir()
+    result = json.loads((FIXTURES / "trials" / "drafts-run.json").read_text())["result"]
+    (folder / "result.json").write_text(json.dumps({**result, "finished_at": "2026-01-01T00:00:00+00:00"}))
+    code, out, _ = run(capsys, "verify", str(folder))
+    assert code == 0 and out == f"{folder}: ok ({result['summary']['samples']} assessments verified)\n"
