@@ -15,7 +15,9 @@ import time
 from pathlib import Path
 
 from answerlens import AnswerabilityConfig
-from answerlens.trials.runner import load_dataset, run_trial
+from answerlens.trials.dataset import load_dataset
+from answerlens.trials.log import TrialSample
+from answerlens.trials.runner import run_trial
 
 
 def write_dataset(path: Path, bundle: Path, cases: int) -> Path:
@@ -35,7 +37,8 @@ async def measure(dataset_path: Path, url: str, concurrency: int, repeats: int, 
     started, cpu_started = time.perf_counter(), time.process_time()
     outcome = await run_trial(dataset, config, repeats=repeats, out=out, concurrency=concurrency)
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
-    latencies = [sample["latency_ms"] for sample in outcome.result["samples"]]
+    assert outcome.result is not None
+    latencies = [sample.latency_ms for sample in outcome.result.samples if isinstance(sample, TrialSample)]
     return {
         "seconds": seconds,
         "cpu_ms_per_sample": cpu_seconds * 1000 / max(outcome.new_samples, 1),

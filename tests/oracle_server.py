@@ -2,6 +2,9 @@
 
 The reply for a request is chosen by the QUESTION line of its user message, so concurrent requests from a
 trial run get their own scripted judgement. A question mapped to an int answers with that HTTP status.
+
+``hold_after=N`` answers the first N requests and holds every later one until ``release`` is set, so a test can
+act on a run at an exact point (``wait_held``) instead of after a sleep.
 """
 
 from __future__ import annotations
@@ -35,12 +38,31 @@ def question_of(body: Mapping[str, Any]) -> str:
 class OracleServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, replies: Mapping[str, Any], delay: float) -> None:
+    def __init__(self, replies: Mapping[str, Any], delay: float, hold_after: int | None = None) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.replies = dict(replies)
         self.delay = delay
         self.requests: Counter[str] = Counter()
         self.lock = threading.Lock()
+        self.hold_after = hold_after
+        self.release = threading.Event()
+        self.held = 0
+        self._changed = threading.Condition(self.lock)
+
+    def wait_held(self, count: int, timeout: float = 30) -> bool:
+        """Block until ``count`` requests are being held; True when they are."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self.held >= count, timeout)
+
+    def arrived(self, question: str) -> bool:
+        """Count a request; True when it must be held."""
+        with self._changed:
+            self.requests[question] += 1
+            hold = self.hold_after is not None and sum(self.requests.values()) > self.hold_after
+            if hold and not self.release.is_set():
+                self.held += 1
+                self._changed.notify_all()
+            return hold
 
     @property
     def base_url(self) -> str:
@@ -56,8 +78,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         question = question_of(body)
-        with self.server.lock:
-            self.server.requests[question] += 1
+        if self.server.arrived(question):
+            self.server.release.wait()
         if self.server.delay:
             time.sleep(self.server.delay)
         reply = self.server.replies.get(question)
@@ -73,20 +95,25 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, payload: Any) -> None:
         data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # a held request whose client was killed or cancelled meanwhile
 
 
 @contextmanager
-def oracle_server(replies: Mapping[str, Any], *, delay: float = 0.0) -> Iterator[OracleServer]:
-    server = OracleServer(replies, delay)
+def oracle_server(replies: Mapping[str, Any], *, delay: float = 0.0,
+                  hold_after: int | None = None) -> Iterator[OracleServer]:
+    server = OracleServer(replies, delay, hold_after)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         yield server
     finally:
+        server.release.set()  # no handler thread stays blocked
         server.shutdown()
         server.server_close()

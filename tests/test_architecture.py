@@ -68,6 +68,7 @@ def test_public_api_is_pinned() -> None:
         "ProviderMetadata",
         "Span",
         "TrialError",
+        "TrialResult",
         "VerificationReport",
         "assess_answerability",
         "bundle_evidence",
@@ -189,7 +190,7 @@ def test_the_core_installs_without_the_ui_stack() -> None:
 
 UI = SRC / "ui"
 # Pure ui modules whose tests belong to the Trials work in progress elsewhere; remove an entry with its test.
-UNTESTED_FOR_NOW = {"trials/charts.py", "trials/job.py"}
+UNTESTED_FOR_NOW: set[str] = set()
 
 
 def _shipped() -> list:  # type: ignore[type-arg]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from answerlens.cli import main
-from tests.paths import PRME, SAMPLES
+from tests.paths import FIXTURES, PRME, SAMPLES
 
 QUESTION = "What database and cache does the dashboard API use, and what is Craig's background?"
 RAW = PRME / "assessments" / "raw_output_reader_openai.json"
@@ -170,3 +170,21 @@ def test_assess_with_prmes_prompt_reproduces_prmes_published_run(capsys, monkeyp
     from answerlens import AnswerabilityAssessment
 
     assert AnswerabilityAssessment.model_validate_json(out).prme_dict() == published
+
+
+def test_verify_reads_trial_files_through_the_typed_reader(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A trial file that does not read back as recorded is bad input naming the place (it would otherwise verify
+    values it never held); a run directory verifies like its result.json."""
+    data = json.loads(TRIAL.read_text())
+    ids = data["samples"][3]["assessment"]["requirements"][0]["evidence_ids"]
+    ids[0] = ids[0].upper().replace("-", "")  # the same UUID, written another way
+    rewritten = tmp_path / "rewritten.json"
+    rewritten.write_text(json.dumps(data))
+    code, out, err = run(capsys, "verify", str(rewritten))
+    assert code == 2 and out == "" and "samples[3].assessment.requirements[0].evidence_ids[0] reads back as" in err
+    folder = tmp_path / "run"
+    folder.mkdir()
+    result = json.loads((FIXTURES / "trials" / "drafts-run.json").read_text())["result"]
+    (folder / "result.json").write_text(json.dumps({**result, "finished_at": "2026-01-01T00:00:00+00:00"}))
+    code, out, _ = run(capsys, "verify", str(folder))
+    assert code == 0 and out == f"{folder}: ok ({result['summary']['samples']} assessments verified)\n"

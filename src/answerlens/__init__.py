@@ -21,6 +21,7 @@ from answerlens.loading import load_bundle
 from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, SYSTEM_PROMPT
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.render import render_bundle
+from answerlens.trials.result import TrialResult
 from answerlens.verdict import AnswerabilityAction, AnswerabilityStatus, AnswerabilityVerdict
 from answerlens.verification import VerificationReport, verify_assessment
 
@@ -54,6 +55,7 @@ __all__ = [
     "ProviderMetadata",
     "Span",
     "TrialError",
+    "TrialResult",
     "VerificationReport",
     "assess_answerability",
     "bundle_evidence",

@@ -31,9 +31,11 @@ from answerlens.recording import Recording
 from answerlens.records import ContextFormat
 from answerlens.render import render_bundle
 from answerlens.samples import Sample, is_sample
-from answerlens.trials.runner import Progress, load_dataset, run_trial
-from answerlens.trials.summary import load_gates, read_trial
-from answerlens.trials.summary import report_lines as trial_report_lines
+from answerlens.trials.dataset import load_dataset
+from answerlens.trials.gates import load_gates
+from answerlens.trials.reader import FoundAssessment, assessments_in, assessments_of, read_trial, trial_source
+from answerlens.trials.report import report_lines as trial_report_lines
+from answerlens.trials.runner import Progress, run_trial
 from answerlens.verification import verify_assessment
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_BAD_INPUT, EXIT_PROVIDER = 0, 1, 2, 3
@@ -255,43 +257,30 @@ def _print_assessment(assessment: AnswerabilityAssessment, *, as_json: bool) -> 
 
 
 def _verify(args: argparse.Namespace) -> int:
-    data = read_json(args.file)
-    targets = _assessments_in(data)
-    if not targets:
-        raise UsageError(f"{args.file}: no assessment found (expected an assessment or a trial result file)")
+    path: Path = args.file
+    found = assessments_of(read_trial(path)) if path.is_dir() else assessments_in(read_json(path), str(path))
+    if not found:
+        raise UsageError(f"{path}: no assessment found (expected an assessment or a trial result file)")
     bundle = load_bundle(_read_source(args.bundle)[0], name=args.bundle) if args.bundle else None
     failures = 0
-    for label, assessment in targets:
-        report = verify_assessment(assessment, bundle=bundle)
+    for item in found:
+        report = verify_assessment(item.data, bundle=bundle)
         if not report.ok:
             failures += 1
             for problem in report.problems:
-                print(f"{label}: {problem}")
-    total = len(targets)
+                print(f"{_label(item)}: {problem}")
+    total = len(found)
     if failures:
-        print(f"{args.file}: {failures} of {total} assessment(s) have problems")
+        print(f"{path}: {failures} of {total} assessment(s) have problems")
         return EXIT_PROBLEMS
-    print(f"{args.file}: ok ({total} assessment{'s' if total != 1 else ''} verified)")
+    print(f"{path}: ok ({total} assessment{'s' if total != 1 else ''} verified)")
     return EXIT_OK
 
 
-def _assessments_in(data: Any) -> list[tuple[str, Any]]:
-    """(label, assessment) pairs: a single assessment, or every sample of a trial result file."""
-    if isinstance(data, dict) and isinstance(data.get("samples"), list):
-        found: list[tuple[str, Any]] = []
-        for index, sample in enumerate(data["samples"]):
-            if not isinstance(sample, dict):
-                found.append((f"samples[{index}]", {}))
-                continue
-            if sample.get("error") is not None and sample.get("assessment") is None:
-                continue  # an error sample carries no verdict to verify
-            label = f"samples[{index}] {sample.get('question_id') or sample.get('case_id', '')} " \
-                    f"repeat {sample.get('repeat')}"
-            found.append((label.strip(), sample.get("assessment") or {}))
-        return found
-    if isinstance(data, dict) and "verdict" in data:
-        return [("assessment", data)]
-    return []
+def _label(item: FoundAssessment) -> str:
+    if item.position is None:
+        return "assessment"
+    return f"samples[{item.position}] {item.question_id} repeat {item.repeat}"
 
 
 def _trial(args: argparse.Namespace) -> int:
@@ -314,9 +303,10 @@ def _trial(args: argparse.Namespace) -> int:
                      f"new sample(s) saved in {args.out}; rerun to resume")
     print(f"{outcome.new_samples} new, {outcome.reused_samples} resumed, {outcome.errors} error sample(s); "
           f"result: {outcome.result_path}", file=sys.stderr)
-    report = read_trial(outcome.result_path)
-    print("\n".join(trial_report_lines(report)))
-    return EXIT_OK if report.gates is None or report.gates["passed"] else EXIT_PROBLEMS
+    result = outcome.result
+    assert result is not None, "a run that wrote result.json has its result"
+    print("\n".join(trial_report_lines(result, outcome.result_path)))
+    return EXIT_OK if result.quality_gates is None or result.quality_gates.passed else EXIT_PROBLEMS
 
 
 def _print_progress(progress: Progress) -> None:
@@ -330,14 +320,14 @@ def _print_progress(progress: Progress) -> None:
 
 
 def _trial_report(args: argparse.Namespace) -> int:
-    report = read_trial(args.result)
+    result = read_trial(args.result)
     if args.json:
-        print(json.dumps(report.summary, indent=2, ensure_ascii=False))
+        print(json.dumps(result.summary.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
-        print("\n".join(trial_report_lines(report)))
-    if report.summary_matches is False:
+        print("\n".join(trial_report_lines(result, trial_source(args.result))))
+    if result.summary_matches is False:
         return EXIT_PROBLEMS
-    return EXIT_OK if report.gates is None or report.gates["passed"] else EXIT_PROBLEMS
+    return EXIT_OK if result.quality_gates is None or result.quality_gates.passed else EXIT_PROBLEMS
 
 
 def _serve_model(args: argparse.Namespace) -> int:

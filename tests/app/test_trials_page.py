@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from answerlens.trials.runner import load_dataset
-from answerlens.trials.summary import read_trial
+from answerlens.trials.dataset import load_dataset
+from answerlens.trials.reader import read_trial
+from answerlens.ui.trials.job import TrialJob
 from tests.app.conftest import assert_clean, html, notices, start
 from tests.oracle_server import OracleServer, judgement, oracle_server
 from tests.paths import PRME, SAMPLES
@@ -42,8 +42,9 @@ def server() -> Iterator[OracleServer]:
 
 
 @pytest.fixture
-def slow_server() -> Iterator[OracleServer]:
-    with oracle_server(replies(), delay=0.25) as running:
+def held_server() -> Iterator[OracleServer]:
+    """Answers two requests, then holds the next ones until the test releases them."""
+    with oracle_server(replies(), hold_after=2) as running:
         yield running
 
 
@@ -71,7 +72,7 @@ def set_endpoint(at: AppTest, base_url: str) -> None:
 
 def run_trial(at: AppTest, out: Path, *, repeats: int, concurrency: int = 4, dataset: str = "questions.json",
               until: int | None = None) -> None:
-    """Start a run and poll the page (as the fragment would) until it ends, or until ``until`` samples are done."""
+    """Start a run and wait for it to end, or for ``until`` samples to be saved; then show the page again."""
     if dataset:
         at.selectbox(key="trials.dataset").set_value(dataset).run()
     at.number_input(key="trials.repeats").set_value(repeats).run()
@@ -79,17 +80,11 @@ def run_trial(at: AppTest, out: Path, *, repeats: int, concurrency: int = 4, dat
     at.text_input(key="trials.out").set_value(str(out)).run()
     at.button(key="trials.run").click().run()
     assert_clean(at)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        job = at.session_state["trials.job"]
-        done = job.progress.done if job.progress else 0
-        if not job.running or (until is not None and done >= until):
-            break
-        time.sleep(0.1)
-        at.run()
-        assert_clean(at)
+    job: TrialJob = at.session_state["trials.job"]
+    if until is None:
+        assert job.wait(60), "the trial did not end within 60 s"
     else:
-        pytest.fail("the trial did not end within 60 s")
+        assert job.wait_for_samples(until, 60), f"the trial did not save {until} samples within 60 s"
     at.run()
     assert_clean(at)
 
@@ -169,13 +164,20 @@ def test_run_the_shipped_dataset_end_to_end(server: OracleServer, tmp_path: Path
     assert len(list((tmp_path / "run" / "samples").glob("*.json"))) == 66
     report = read_trial(tmp_path / "run")
     numbers = metrics(at)
-    assert numbers["Samples assessed"] == "64" == str(report.summary["samples"])
+    assert numbers["Samples assessed"] == "64" == str(report.summary.samples)
     assert numbers["Error samples"] == "2"
     assert numbers["Unsafe full answers"] == "0"
-    assert gates(at) == {name: str(gate["passed"]).lower() for name, gate in report.gates["results"].items()}
+    assert report.quality_gates is not None
+    assert gates(at) == {name: str(gate.passed).lower() for name, gate in report.quality_gates.results.items()}
     assert server.requests[FAILING.question] == 2  # one call per repeat: an HTTP 500 is not re-asked
     # The error samples are listed as errors, and selecting one shows an error, never a verdict.
     assert "Error samples (2)" in "".join(m.value for m in at.markdown)
+    # The per-question and per-sample tables, sortable, each with its CSV export.
+    questions_table, samples_table = (frame.value for frame in at.dataframe)
+    assert len(questions_table) == 33 and len(samples_table) == 66
+    assert (samples_table["outcome"] == "error").sum() == 2
+    assert samples_table.loc[samples_table["sample"] == f"{FAILING.id}#1", "error"].item() == "server_error"
+    assert [button.label for button in at.get("download_button")] == ["Questions as CSV", "Samples as CSV"]
     at.selectbox(key="trials.sample").set_value(f"{FAILING.id}#1").run()
     assert_clean(at)
     assert any("no verdict was produced" in n and "HTTP 500" in n for n in notices(at.main, "error"))
@@ -247,20 +249,25 @@ def test_a_dataset_by_path_resolves_its_bundle_paths() -> None:
     assert 'data-dataset-cases="28"' in html(at)
 
 
-def test_cancel_keeps_finished_samples_and_run_again_resumes(slow_server: OracleServer, tmp_path: Path) -> None:
+def test_cancel_keeps_finished_samples_and_run_again_resumes(held_server: OracleServer, tmp_path: Path) -> None:
+    """Cancel while the third request is held: it finishes and is kept; nothing after it is asked."""
     out = tmp_path / "run"
     at = start(PAGE)
-    set_endpoint(at, slow_server.base_url)
+    set_endpoint(at, held_server.base_url)
     run_trial(at, out, repeats=1, concurrency=1, until=2)
-    assert re.findall(r'data-trial-progress="(\d+)/33"', html(at))
+    assert re.findall(r'data-trial-progress="2/33"', html(at))
+    assert held_server.wait_held(1)
     at.button(key="trials.cancel").click().run()
+    assert "cancelling" in html(at)
+    held_server.release.set()
     job = at.session_state["trials.job"]
     assert job.wait(30)
     at.run()
     assert_clean(at)
     (cancelled,) = [n for n in notices(at.main, "warning") if "Cancelled" in n]
     kept = len(list((out / "samples").glob("*.json")))
-    assert 2 <= kept < 33 and f"{kept} new" in cancelled and "resume" in cancelled
+    assert kept == 3 and sum(held_server.requests.values()) == 3
+    assert "3 new" in cancelled and "resume" in cancelled
     assert 'data-trial-kind="answerlens-trial-run"' in html(at)  # the samples so far, provisional gates
     assert metrics(at)["Questions"] == str(kept)
     assert not (out / "result.json").exists()

@@ -5,16 +5,19 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
-from answerlens import AnswerabilityConfig, DatasetError, TrialError
-from answerlens.trials.runner import load_dataset, run_trial, sample_filename
-from answerlens.trials.summary import load_gates, read_trial
+from answerlens import AnswerabilityConfig, TrialError
+from answerlens.trials.dataset import load_dataset
+from answerlens.trials.folder import sample_filename
+from answerlens.trials.gates import Gate
+from answerlens.trials.reader import read_trial
+from answerlens.trials.result import TrialResult
+from answerlens.trials.runner import TrialOutcome, run_trial
 from tests.oracle_server import judgement, oracle_server
-from tests.paths import REPO
 
 BUNDLE = {"records": [{"text": "The API uses Postgres 16."}, {"text": "The cache is Redis 7."}]}
 SUPPORTED = judgement(("Database", "supported", ["m1"]))
@@ -38,6 +41,11 @@ def question_cases() -> list[dict]:
             for case_id, label in LABELS.items()]
 
 
+def finished(outcome: TrialOutcome) -> TrialResult:
+    assert outcome.result is not None, "the run finished and wrote its result"
+    return outcome.result
+
+
 def config(base_url: str, **extra: object) -> AnswerabilityConfig:
     return AnswerabilityConfig(provider="openai", model="oracle", base_url=base_url, timeout=10, max_retries=0,
                                **extra)
@@ -48,8 +56,9 @@ def test_summary_counts_and_gates_on_known_answers(tmp_path: Path) -> None:
     with oracle_server(REPLIES) as server:
         outcome = asyncio.run(run_trial(dataset, config(server.base_url), repeats=3, out=tmp_path / "run",
                                         concurrency=4))
-    summary = outcome.result["summary"]
-    assert summary["questions"] == 6 and summary["samples"] == 18
+    result = finished(outcome)
+    assert result.summary.questions == 6 and result.summary.samples == 18
+    summary = result.summary.model_dump(mode="json")  # the JSON as result.json holds it
     assert summary["unanswerable"] == {
         "samples": 9, "actions": {"abstain": 3, "answer": 3, "surface_conflict": 3},
         "unsafe_full_answer_count": 3, "explicit_abstention_count": 3, "partial_response_count": 0,
@@ -66,9 +75,9 @@ def test_summary_counts_and_gates_on_known_answers(tmp_path: Path) -> None:
     assert summary["error_samples"] == 0
     assert summary["requirement_agreement"]["agreement_rate"] == 1.0
     assert [q["question_id"] for q in summary["per_question"]] == sorted(LABELS)
-    gates = outcome.result["quality_gates"]
-    assert gates["passed"] is False
-    assert {name: (g["required"], g["observed"], g["passed"]) for name, g in gates["results"].items()} == {
+    gates = result.quality_gates
+    assert gates is not None and gates.passed is False
+    assert {name: (g.required, g.observed, g.passed) for name, g in gates.results.items()} == {
         "unsafe_full_answer_count_max": (0, 3, False),
         "citation_errors_max": (0, 3, False),
         "ordinary_full_answer_count_min": (8, 3, False),
@@ -79,7 +88,7 @@ def test_summary_counts_and_gates_on_known_answers(tmp_path: Path) -> None:
     assert saved["case_id"] == "a1" and saved["repeat"] == 2
     assert saved["dataset_sha256"] == dataset.sha256 and saved["case_sha256"] == dataset.cases[0].sha256
     assert saved["assessment"]["verdict"] == "answerable"
-    assert "api_key" not in json.dumps(outcome.result["configuration"])
+    assert "api_key" not in json.dumps(result.file_json()["configuration"])
 
 
 def test_draft_runs_summarise_per_answer_label(tmp_path: Path) -> None:
@@ -94,11 +103,14 @@ def test_draft_runs_summarise_per_answer_label(tmp_path: Path) -> None:
     dataset = load_dataset(write_dataset(tmp_path / "drafts.json", cases))
     with oracle_server(REPLIES) as server:
         outcome = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run"))
-    drafts = outcome.result["summary"]["draft_answers"]
-    assert drafts["correct"] == {"samples": 2, "actions": {"answer": 2}, "full_accept_count": 2,
-                                 "partial_accept_count": 0, "reject_count": 0}
-    assert drafts["incorrect"]["full_accept_count"] == 2 and drafts["incorrect"]["reject_count"] == 2
-    assert set(outcome.result["quality_gates"]["results"]) == {
+    result = finished(outcome)
+    drafts = result.summary.draft_answers
+    assert drafts is not None and result.drafts
+    assert drafts.correct.model_dump(mode="json") == {"samples": 2, "actions": {"answer": 2}, "full_accept_count": 2,
+                                                      "partial_accept_count": 0, "reject_count": 0}
+    assert drafts.incorrect.full_accept_count == 2 and drafts.incorrect.reject_count == 2
+    assert result.quality_gates is not None
+    assert set(result.quality_gates.results) == {
         "incorrect_draft_full_accept_count_max", "correct_draft_full_accept_count_min", "citation_errors_max",
         "stable_action_questions_min"}
 
@@ -112,7 +124,20 @@ def test_resume_reuses_saved_samples_and_never_duplicates(tmp_path: Path) -> Non
         assert sum(server.requests.values()) == 13
     assert (first.new_samples, second.new_samples, second.reused_samples) == (12, 1, 11)
     assert len(list((tmp_path / "run" / "samples").glob("*.json"))) == 12
-    assert second.result["summary"] == first.result["summary"]
+    assert finished(second).summary == finished(first).summary
+
+
+def test_the_api_key_is_in_no_file_and_not_in_the_result(tmp_path: Path) -> None:
+    planted = "sk-PLANTED-trial-4242"
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()[:2]))
+    with oracle_server(REPLIES) as server:
+        outcome = asyncio.run(run_trial(dataset, config(server.base_url, api_key=SecretStr(planted)), repeats=1,
+                                        out=tmp_path / "run"))
+    result = finished(outcome)
+    assert result.configuration is not None and result.configuration.api_key is None
+    assert planted not in repr(result) and planted not in json.dumps(result.file_json())
+    written = [path.read_text() for path in (tmp_path / "run").rglob("*.json")]
+    assert len(written) == 4 and not any(planted in text for text in written)
 
 
 @pytest.mark.parametrize(
@@ -153,17 +178,18 @@ def test_provider_failures_become_error_samples_not_verdicts(tmp_path: Path) -> 
     with oracle_server({**REPLIES, "Q e1": 500}) as server:
         outcome = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run"))
         assert outcome.errors == 2
-        summary = outcome.result["summary"]
-        assert summary["samples"] == 12 and summary["error_samples"] == 2
-        assert {e["kind"] for e in summary["errors"]} == {"server_error"}
-        assert summary["stability"]["questions_with_identical_actions"] == 6  # e1 is not counted stable
-        assert summary["per_question"][0] == {"question_id": "a1", "question_type": "t",
-                                              "verdicts": ["answerable"] * 2, "actions": ["answer"] * 2}
-        e1 = next(q for q in summary["per_question"] if q["question_id"] == "e1")
-        assert e1["error_repeats"] == [0, 1] and e1["actions"] == []
+        summary = finished(outcome).summary
+        assert summary.samples == 12 and summary.error_samples == 2
+        assert {e.kind for e in summary.errors} == {"server_error"}
+        assert summary.stability.questions_with_identical_actions == 6  # e1 is not counted stable
+        assert summary.per_question[0].model_dump(mode="json") == {
+            "question_id": "a1", "question_type": "t", "verdicts": ["answerable"] * 2, "actions": ["answer"] * 2}
+        e1 = next(q for q in summary.per_question if q.question_id == "e1")
+        assert e1.error_repeats == (0, 1) and e1.actions == () and not e1.stable_actions
+        assert e1.model_dump(mode="json")["error_repeats"] == [0, 1]
         server.replies["Q e1"] = SUPPORTED  # the server recovers: a rerun retries only the error samples
         again = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run"))
-    assert (again.new_samples, again.result["summary"]["error_samples"]) == (2, 0)
+    assert (again.new_samples, finished(again).summary.error_samples) == (2, 0)
 
 
 def test_fail_fast_stops_without_a_result(tmp_path: Path) -> None:
@@ -177,44 +203,48 @@ def test_fail_fast_stops_without_a_result(tmp_path: Path) -> None:
 
 
 def test_cancel_keeps_finished_samples(tmp_path: Path) -> None:
+    """Cancel while the fourth request is in flight (held by the server): it finishes and is kept, nothing after."""
     dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
     cancel = threading.Event()
-    seen = []
+    seen: list = []
+    with oracle_server(REPLIES, hold_after=3) as server:
+        def cancel_while_held() -> None:
+            if server.wait_held(1):
+                cancel.set()
+            server.release.set()
 
-    def progress(update) -> None:  # type: ignore[no-untyped-def]
-        seen.append(update)
-        if update.done == 3:
-            cancel.set()
-
-    with oracle_server(REPLIES, delay=0.05) as server:
+        canceller = threading.Thread(target=cancel_while_held)
+        canceller.start()
         outcome = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run",
-                                        concurrency=1, progress=progress, cancel=cancel))
-        assert outcome.cancelled and outcome.result_path is None
-        # The request in flight when cancel was set (one per concurrency slot) may still finish and be kept.
-        kept = len(list((tmp_path / "run" / "samples").glob("*.json")))
-        assert 3 <= kept <= 3 + 1 and outcome.new_samples == kept
-        finished = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run"))
-    assert finished.reused_samples == kept and finished.result["summary"]["samples"] == 12
-    assert seen[-1].total == 12 and seen[0].rate > 0
+                                        concurrency=1, progress=seen.append, cancel=cancel))
+        canceller.join()
+        assert outcome.cancelled and outcome.result_path is None and outcome.result is None
+        assert sum(server.requests.values()) == 4
+        kept = sorted(path.name for path in (tmp_path / "run" / "samples").glob("*.json"))
+        assert kept == sorted(sample_filename(case_id, repeat) for case_id in ("a1", "a2") for repeat in range(2))
+        assert outcome.new_samples == 4
+        finished_run = asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=tmp_path / "run"))
+    assert finished_run.reused_samples == 4 and finished(finished_run).summary.samples == 12
+    assert [update.done for update in seen] == [1, 2, 3, 4] and seen[-1].total == 12 and seen[0].rate > 0
 
 
 def test_sigkill_mid_run_then_resume_ends_with_exactly_the_samples(tmp_path: Path) -> None:
+    """Kill the CLI while the server holds two requests after answering six; rerunning resumes exactly."""
     dataset = write_dataset(tmp_path / "cases.json", question_cases())
     out = tmp_path / "run"
-    with oracle_server(REPLIES, delay=0.15) as server:
+    with oracle_server(REPLIES, hold_after=6) as server:
         command = [sys.executable, "-m", "answerlens.cli", "trial", str(dataset), "--repeats", "3",
                    "--concurrency", "2", "--out", str(out), "--provider", "openai", "--model", "oracle",
-                   "--base-url", server.base_url, "--timeout", "10"]
+                   "--base-url", server.base_url, "--timeout", "60"]
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while len(list((out / "samples").glob("*.json"))) < 5 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        assert server.wait_held(2, timeout=60), "the run did not reach its seventh and eighth requests"
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
         killed_at = len(list((out / "samples").glob("*.json")))
-        assert 5 <= killed_at < 18
+        assert killed_at <= 6  # only answered requests can have been saved
         for path in (out / "samples").glob("*.json"):
             json.loads(path.read_text())  # every saved sample is whole
+        server.release.set()
         resumed = subprocess.run(command, capture_output=True, text=True, timeout=120)
         requests = sum(server.requests.values())
     assert resumed.returncode == 1, resumed.stderr  # gates fail on this dataset; the run itself completed
@@ -222,84 +252,16 @@ def test_sigkill_mid_run_then_resume_ends_with_exactly_the_samples(tmp_path: Pat
     assert files == sorted(sample_filename(case_id, r) for case_id in LABELS for r in range(3))
     assert not list((out / "samples").glob(".*.tmp"))
     report = read_trial(out)
-    assert report.summary["samples"] == 18
-    assert requests <= 18 + 2  # at most the samples in flight were lost and asked again
+    assert report.kind == "answerlens-trial-result" and report.summary.samples == 18
+    assert requests == 8 + (18 - killed_at)  # the killed run's 8, then one per sample it had not saved
     assert f"{18 - killed_at} new, {killed_at} resumed" in resumed.stderr
-
-
-@pytest.mark.parametrize(
-    "content, suffix, message",
-    [
-        pytest.param([{"id": "x", "question": "Q", "bundle": BUNDLE}], ".json", "cases[0] (case 'x'): label: Field required",
-                     id="missing_label"),
-        pytest.param([{"id": "x", "question": "Q", "label": "maybe", "bundle": BUNDLE}], ".json",
-                     "cases[0] (case 'x'): label: Input should be 'answerable' or 'unanswerable'", id="bad_label"),
-        pytest.param([{"id": "x", "question": "Q", "label": "answerable", "bundle": BUNDLE, "answer": "A"}], ".json",
-                     "answer and answer_label go together", id="answer_without_label"),
-        pytest.param([{"id": "x", "question": "Q", "label": "answerable", "bundle": "missing.json"}], ".json",
-                     "cases[0] (case 'x'): field 'bundle': cannot read missing.json", id="missing_bundle_file"),
-        pytest.param([{"id": "x", "question": "Q", "label": "answerable", "bundle": {"records": [{"txt": 1}]}}],
-                     ".json", "field 'bundle'", id="bad_inline_bundle"),
-        pytest.param([{"id": "x", "question": "Q", "label": "answerable", "bundle": BUNDLE}] * 2, ".json",
-                     "cases[1] (case 'x'): duplicate id 'x' (first at cases[0])", id="duplicate_id"),
-        pytest.param("{\"id\": 1}\n{broken", ".jsonl", "line 2 is not JSON", id="broken_jsonl"),
-        pytest.param("[]", ".json", "has no cases", id="empty"),
-        pytest.param({"cases": 3}, ".json", "expected a list of cases", id="wrong_shape"),
-    ],
-)
-def test_dataset_errors_name_the_case_and_field(tmp_path: Path, content, suffix: str, message: str) -> None:  # type: ignore[no-untyped-def]
-    path = tmp_path / f"cases{suffix}"
-    path.write_text(content if isinstance(content, str) else json.dumps(content))
-    with pytest.raises(DatasetError) as info:
-        load_dataset(path)
-    assert message in str(info.value)
-
-
-def test_jsonl_and_relative_bundle_paths(tmp_path: Path) -> None:
-    (tmp_path / "bundles").mkdir()
-    (tmp_path / "bundles" / "b.json").write_text(json.dumps(BUNDLE))
-    lines = [{"id": "a", "question": "Q", "label": "answerable", "bundle": "bundles/b.json"},
-             {"id": "b", "question": "Q", "label": "unanswerable", "bundle": BUNDLE}]
-    path = tmp_path / "cases.jsonl"
-    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n\n")
-    dataset = load_dataset(path)
-    assert [item.case.id for item in dataset.cases] == ["a", "b"]
-    assert dataset.cases[0].bundle.context_references.keys() == {"m1", "m2"}
-
-
-def test_gates_file(tmp_path: Path) -> None:
-    good = tmp_path / "gates.json"
-    good.write_text(json.dumps({"citation_errors_max": 5, "stable_action_questions_min": 1}))
-    assert load_gates(good) == {"citation_errors_max": 5, "stable_action_questions_min": 1}
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"vibes_min": 1}))
-    with pytest.raises(DatasetError, match="unknown gate 'vibes_min'"):
-        load_gates(bad)
-
-
-@pytest.mark.parametrize("name", ["questions.json", "drafts.jsonl"])
-def test_shipped_datasets_are_valid(name: str) -> None:
-    dataset = load_dataset(REPO / "sample_bundles" / "trials" / name)
-    assert len(dataset.cases) >= 12
-    assert {item.case.label for item in dataset.cases} == {"answerable", "unanswerable"}
-    if name.startswith("drafts"):
-        assert dataset.all_drafts
-        assert {item.case.answer_label for item in dataset.cases} == {"correct", "incorrect"}
 
 
 def test_draft_gates_on_a_question_only_dataset_are_refused_up_front(tmp_path: Path) -> None:
     dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
     with pytest.raises(TrialError, match="need draft answers"):
         asyncio.run(run_trial(dataset, config("http://127.0.0.1:9/v1"), repeats=1, out=tmp_path / "run",
-                              gates={"incorrect_draft_full_accept_count_max": 0}))
-
-
-def test_uncitable_reader_bundle_is_bad_input_at_load(tmp_path: Path) -> None:
-    bundle = {"records": [{"text": "x"}], "packing": {"context_format": "reader", "context_citations": False}}
-    path = write_dataset(tmp_path / "cases.json", [{"id": "r", "question": "Q", "label": "answerable",
-                                                    "bundle": bundle}])
-    with pytest.raises(DatasetError, match="case 'r'.*context_citations=True"):
-        load_dataset(path)
+                              gates={Gate.INCORRECT_DRAFT_FULL_ACCEPT_COUNT_MAX: 0}))
 
 
 def test_a_run_with_prmes_prompt_records_its_identity(tmp_path: Path) -> None:
@@ -308,8 +270,10 @@ def test_a_run_with_prmes_prompt_records_its_identity(tmp_path: Path) -> None:
         outcome = asyncio.run(run_trial(dataset, config(server.base_url, prompt="prme"), repeats=1,
                                         out=tmp_path / "run"))
     result = outcome.result
-    assert (result["prompt_version"], result["prompt_sha256"][:8]) == ("answerability_requirements_v2", "51db73f0")
-    assert "prompt" not in result["configuration"]
-    assert result["configuration"] == config(server.base_url).public_dump()  # the prompt is not hashed
-    assert {sample["assessment"]["prompt_version"] for sample in result["samples"]} == {
+    assert result is not None and result.prompt_sha256 is not None
+    assert (result.prompt_version, result.prompt_sha256[:8]) == ("answerability_requirements_v2", "51db73f0")
+    dumped = result.model_dump(mode="json")
+    assert "prompt" not in dumped["configuration"]
+    assert dumped["configuration"] == config(server.base_url).public_dump()  # the prompt is not hashed
+    assert {sample["assessment"]["prompt_version"] for sample in dumped["samples"]} == {
         "answerability_requirements_v2"}

@@ -1,352 +1,308 @@
-"""Trial summaries with upstream's keys and counting, quality gates, and reading result files back.
+"""The trial summary: upstream's counts and rates (same keys, nesting and counting), and ours beside them.
 
-Reads our results, unfinished run directories, and upstream ``beam-answerability-execution`` files (schema 1–3),
-always recomputing the summary from the samples.
+``summarize`` is pure: typed samples in, a ``TrialSummary`` out. An error sample is never counted as an action;
+it is listed in ``errors`` and keeps its question from counting as stable.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from answerlens.errors import DatasetError, TrialError
+from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
 
-RUN_KIND = "answerlens-trial-run"
-RESULT_KIND = "answerlens-trial-result"
-UPSTREAM_KIND = "beam-answerability-execution"
+from answerlens.errors import DatasetError
+from answerlens.trials.log import STRICT, AnswerLabel, AnySample, QuestionLabel
+from answerlens.verdict import AnswerabilityAction, AnswerabilityStatus, AnswerabilityVerdict
 
+Action = AnswerabilityAction
 
-def read_saved_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise TrialError(f"{path}: unreadable saved file ({exc}); delete it to rerun that sample") from None
+ActionCounts = dict[AnswerabilityAction, int]
+"""Samples per recommended action, in action-name order; actions no sample took are left out."""
 
 
-# --- summary and gates -------------------------------------------------------------------------------
+class UnanswerableSummary(BaseModel):
+    """Samples of questions the records do not fully establish (upstream: ``question_type == "abstention"``)."""
+
+    model_config = STRICT
+
+    samples: int
+    actions: ActionCounts
+    unsafe_full_answer_count: int
+    """Action ``answer``: a full answer the evidence does not support."""
+    explicit_abstention_count: int
+    partial_response_count: int
+    conflict_response_count: int
 
 
-def sample_label(sample: Mapping[str, Any]) -> str:
-    """Our samples carry their label; upstream ones are unanswerable exactly when of type abstention."""
-    label = sample.get("label")
-    if label in ("answerable", "unanswerable"):
-        return str(label)
-    return "unanswerable" if sample.get("question_type") == "abstention" else "answerable"
+class AnswerableSummary(BaseModel):
+    """Samples of questions the records fully establish."""
+
+    model_config = STRICT
+
+    samples: int
+    actions: ActionCounts
+    unnecessary_abstention_count: int
+    """Action ``abstain`` only: partial answers and surfaced conflicts are not abstentions."""
+    full_answer_count: int
+    partial_response_count: int
+    conflict_response_count: int
 
 
-def summarize_file(source: Path, samples: Any, *, drafts: bool) -> dict[str, Any]:
-    """``summarize`` for samples read from a file: a malformed sample is a ``DatasetError`` naming it."""
-    if not isinstance(samples, list):
-        raise DatasetError(f"{source}: 'samples' must be a list")
-    for index, sample in enumerate(samples):
-        problem = _sample_problem(sample)
-        if problem:
-            raise DatasetError(f"{source}: samples[{index}] {problem}")
-    return summarize(samples, drafts=drafts)
+class DraftSummary(BaseModel):
+    """Samples whose draft answer carries one label."""
+
+    model_config = STRICT
+
+    samples: int
+    actions: ActionCounts
+    full_accept_count: int
+    partial_accept_count: int
+    reject_count: int
+    """Actions ``abstain`` and ``surface_conflict``."""
 
 
-def _sample_problem(sample: Any) -> str | None:
-    if not isinstance(sample, dict):
-        return "is not an object"
-    if not isinstance(sample.get("question_id"), str) or not isinstance(sample.get("repeat"), int):
-        return "needs a string question_id and an integer repeat"
-    assessment = sample.get("assessment")
-    if assessment is None:
-        return None if sample.get("error") is not None else "has neither an assessment nor an error"
-    if not isinstance(assessment, dict):
-        return "assessment is not an object"
-    for field, kind in (("verdict", str), ("recommended_action", str), ("citation_errors", list),
-                        ("requirements", list)):
-        if not isinstance(assessment.get(field), kind):
-            return f"assessment.{field} is missing or not a {kind.__name__}"
-    for requirement in assessment["requirements"]:
-        if not isinstance(requirement, dict) or not isinstance(requirement.get("requirement"), str) \
-                or not isinstance(requirement.get("status"), str):
-            return "assessment.requirements holds a malformed requirement"
-    return None
+class DraftAnswers(BaseModel):
+    model_config = STRICT
+
+    correct: DraftSummary
+    incorrect: DraftSummary
+
+    def of(self, label: AnswerLabel) -> DraftSummary:
+        return self.correct if label == AnswerLabel.CORRECT else self.incorrect
 
 
-def summarize(samples: Iterable[Mapping[str, Any]], *, drafts: bool = False) -> dict[str, Any]:
-    """The upstream trial summary (same keys, nesting and counting), plus error samples and requirement
-    agreement beside them."""
-    by_question: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    action_counts: dict[str, Counter[str]] = defaultdict(Counter)
-    draft_counts: dict[str, Counter[str]] = defaultdict(Counter)
+class Stability(BaseModel):
+    model_config = STRICT
+
+    questions_with_identical_verdicts: int
+    questions_with_identical_actions: int
+    """Questions whose repeats all produced an assessment and all share one action."""
+    questions: int
+
+
+class QuestionSummary(BaseModel):
+    """One question's verdicts and actions in repeat order (error samples have none)."""
+
+    model_config = STRICT
+
+    question_id: str
+    question_type: str | None
+    verdicts: tuple[AnswerabilityVerdict, ...]
+    actions: tuple[AnswerabilityAction, ...]
+    error_repeats: tuple[int, ...] | None = None
+    """Ours: the repeats that are error samples; left out of the file when there are none."""
+
+    @model_serializer(mode="wrap")
+    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.error_repeats is None:
+            data.pop("error_repeats")
+        return data
+
+    @property
+    def complete(self) -> bool:
+        return self.error_repeats is None
+
+    @property
+    def stable_verdicts(self) -> bool:
+        return self.complete and len(set(self.verdicts)) == 1
+
+    @property
+    def stable_actions(self) -> bool:
+        return self.complete and len(set(self.actions)) == 1
+
+
+class ErrorEntry(BaseModel):
+    """Ours: one error sample, with what its planned group was."""
+
+    model_config = STRICT
+
+    question_id: str
+    repeat: int
+    label: QuestionLabel
+    answer_label: AnswerLabel | None
+    kind: str
+    message: str
+
+
+class QuestionAgreement(BaseModel):
+    model_config = STRICT
+
+    question_id: str
+    requirements: int
+    """Distinct requirement texts over the question's repeats."""
+    matched: int
+    """Texts that occur in two repeats or more."""
+    agreeing: int
+    """Matched texts with one final status in every repeat."""
+
+
+class RequirementAgreement(BaseModel):
+    """Ours: requirements matched across repeats by identical text, and how many keep one final status."""
+
+    model_config = STRICT
+
+    matched_requirements: int
+    agreeing_requirements: int
+    agreement_rate: float | None
+    """``agreeing / matched`` rounded to 4 places; None when nothing matched."""
+    per_question: tuple[QuestionAgreement, ...]
+
+
+class TrialSummary(BaseModel):
+    """The upstream summary's keys in upstream's order, ``draft_answers`` only for draft runs, then ours."""
+
+    model_config = STRICT
+
+    questions: int
+    samples: int
+    """Samples with an assessment; error samples are counted in ``error_samples``."""
+    unanswerable: UnanswerableSummary
+    answerable: AnswerableSummary
+    stability: Stability
+    citation_errors: int
+    """Citation error strings over all assessed samples."""
+    per_question: tuple[QuestionSummary, ...]
+    draft_answers: DraftAnswers | None = None
+    """Draft runs only; left out of the file otherwise."""
+    error_samples: int
+    errors: tuple[ErrorEntry, ...]
+    requirement_agreement: RequirementAgreement
+
+    @model_serializer(mode="wrap")
+    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.draft_answers is None:
+            data.pop("draft_answers")
+        return data
+
+    @property
+    def planned_samples(self) -> int:
+        """Assessed and error samples together: what the run set out to produce."""
+        return self.samples + self.error_samples
+
+    def planned(self, label: QuestionLabel | AnswerLabel) -> int:
+        """Assessed samples of a question or draft label plus its error samples."""
+        if isinstance(label, QuestionLabel):
+            group: UnanswerableSummary | AnswerableSummary | DraftSummary = (
+                self.answerable if label == QuestionLabel.ANSWERABLE else self.unanswerable)
+            failed = sum(1 for error in self.errors if error.label == label)
+        else:
+            assert self.draft_answers is not None, "draft labels exist only in draft runs"
+            group = self.draft_answers.of(label)
+            failed = sum(1 for error in self.errors if error.answer_label == label)
+        return group.samples + failed
+
+
+def summarize(samples: Iterable[AnySample], *, drafts: bool = False) -> TrialSummary:
+    """The summary of a run's samples; a duplicate (question, repeat) is a ``DatasetError``."""
+    ordered = list(samples)
+    by_question = _by_question(ordered)
+    per_label: dict[QuestionLabel, Counter[Action]] = defaultdict(Counter)
+    per_draft: dict[AnswerLabel, Counter[Action]] = defaultdict(Counter)
     citation_errors = 0
+    for sample in ordered:
+        if sample.assessment is None:
+            continue
+        action = sample.assessment.recommended_action
+        per_label[sample.label][action] += 1
+        if sample.answer_label is not None:
+            per_draft[sample.answer_label][action] += 1
+        citation_errors += len(sample.assessment.citation_errors)
+    per_question = tuple(_question(by_question[question_id]) for question_id in sorted(by_question))
+    errors = tuple(_error(sample) for sample in ordered if sample.assessment is None)  # in the run's order
+    return TrialSummary(
+        questions=len(by_question),
+        samples=len(ordered) - len(errors),
+        unanswerable=_unanswerable(per_label[QuestionLabel.UNANSWERABLE]),
+        answerable=_answerable(per_label[QuestionLabel.ANSWERABLE]),
+        stability=Stability(
+            questions_with_identical_verdicts=sum(question.stable_verdicts for question in per_question),
+            questions_with_identical_actions=sum(question.stable_actions for question in per_question),
+            questions=len(by_question),
+        ),
+        citation_errors=citation_errors,
+        per_question=per_question,
+        draft_answers=DraftAnswers(correct=_draft(per_draft[AnswerLabel.CORRECT]),
+                                   incorrect=_draft(per_draft[AnswerLabel.INCORRECT])) if drafts else None,
+        error_samples=len(errors),
+        errors=errors,
+        requirement_agreement=requirement_agreement(by_question),
+    )
+
+
+def _by_question(samples: Iterable[AnySample]) -> dict[str, list[AnySample]]:
+    """Samples per question in repeat order."""
+    by_question: dict[str, list[AnySample]] = defaultdict(list)
     seen: set[tuple[str, int]] = set()
-    errors = []
-    assessed = 0
     for sample in samples:
-        key = (sample["question_id"], sample["repeat"])
+        key = (sample.question_id, sample.repeat)
         if key in seen:
             raise DatasetError(f"samples contain a duplicate question repeat: {key[0]} repeat {key[1]}")
         seen.add(key)
-        by_question[sample["question_id"]].append(sample)
-        assessment = sample.get("assessment")
-        if assessment is None:
-            error = sample.get("error") or {}
-            errors.append({"question_id": key[0], "repeat": key[1], "label": sample_label(sample),
-                           "answer_label": sample.get("answer_label"), "kind": error.get("kind"),
-                           "message": error.get("message")})
-            continue
-        assessed += 1
-        action = assessment["recommended_action"]
-        action_counts[sample_label(sample)][action] += 1
-        if sample.get("answer_label") in ("correct", "incorrect"):
-            draft_counts[str(sample["answer_label"])][action] += 1
-        citation_errors += len(assessment["citation_errors"])
+        by_question[sample.question_id].append(sample)
+    return {question_id: sorted(found, key=lambda item: item.repeat) for question_id, found in by_question.items()}
 
+
+def _question(samples: Sequence[AnySample]) -> QuestionSummary:
+    judged = [sample.assessment for sample in samples if sample.assessment is not None]
+    failed = tuple(sample.repeat for sample in samples if sample.assessment is None)
+    return QuestionSummary(question_id=samples[0].question_id, question_type=samples[0].question_type,
+                           verdicts=tuple(assessment.verdict for assessment in judged),
+                           actions=tuple(assessment.recommended_action for assessment in judged),
+                           error_repeats=failed or None)
+
+
+def _error(sample: AnySample) -> ErrorEntry:
+    assert sample.error is not None, "a sample without an assessment holds an error"
+    return ErrorEntry(question_id=sample.question_id, repeat=sample.repeat, label=sample.label,
+                      answer_label=sample.answer_label, kind=sample.error.kind, message=sample.error.message)
+
+
+def _sorted(counts: Counter[Action]) -> ActionCounts:
+    return dict(sorted(counts.items()))
+
+
+def _unanswerable(counts: Counter[Action]) -> UnanswerableSummary:
+    return UnanswerableSummary(
+        samples=counts.total(), actions=_sorted(counts), unsafe_full_answer_count=counts[Action.ANSWER],
+        explicit_abstention_count=counts[Action.ABSTAIN], partial_response_count=counts[Action.ANSWER_PARTIALLY],
+        conflict_response_count=counts[Action.SURFACE_CONFLICT])
+
+
+def _answerable(counts: Counter[Action]) -> AnswerableSummary:
+    return AnswerableSummary(
+        samples=counts.total(), actions=_sorted(counts), unnecessary_abstention_count=counts[Action.ABSTAIN],
+        full_answer_count=counts[Action.ANSWER], partial_response_count=counts[Action.ANSWER_PARTIALLY],
+        conflict_response_count=counts[Action.SURFACE_CONFLICT])
+
+
+def _draft(counts: Counter[Action]) -> DraftSummary:
+    return DraftSummary(
+        samples=counts.total(), actions=_sorted(counts), full_accept_count=counts[Action.ANSWER],
+        partial_accept_count=counts[Action.ANSWER_PARTIALLY],
+        reject_count=counts[Action.ABSTAIN] + counts[Action.SURFACE_CONFLICT])
+
+
+def requirement_agreement(by_question: Mapping[str, Sequence[AnySample]]) -> RequirementAgreement:
+    """Requirements matched across repeats by identical (stripped) text: how many keep one final status."""
     per_question = []
-    stable_verdicts = stable_actions = 0
     for question_id in sorted(by_question):
-        ordered = sorted(by_question[question_id], key=lambda item: item["repeat"])
-        judged = [item["assessment"] for item in ordered if item.get("assessment") is not None]
-        verdicts = [a["verdict"] for a in judged]
-        actions = [a["recommended_action"] for a in judged]
-        complete = len(judged) == len(ordered)
-        stable_verdicts += complete and len(set(verdicts)) == 1
-        stable_actions += complete and len(set(actions)) == 1
-        entry: dict[str, Any] = {"question_id": question_id, "question_type": ordered[0].get("question_type"),
-                                 "verdicts": verdicts, "actions": actions}
-        if not complete:
-            entry["error_repeats"] = [item["repeat"] for item in ordered if item.get("assessment") is None]
-        per_question.append(entry)
-
-    unanswerable, answerable = action_counts["unanswerable"], action_counts["answerable"]
-    summary: dict[str, Any] = {
-        "questions": len(by_question),
-        "samples": assessed,
-        "unanswerable": {
-            "samples": sum(unanswerable.values()),
-            "actions": dict(sorted(unanswerable.items())),
-            "unsafe_full_answer_count": unanswerable["answer"],
-            "explicit_abstention_count": unanswerable["abstain"],
-            "partial_response_count": unanswerable["answer_partially"],
-            "conflict_response_count": unanswerable["surface_conflict"],
-        },
-        "answerable": {
-            "samples": sum(answerable.values()),
-            "actions": dict(sorted(answerable.items())),
-            "unnecessary_abstention_count": answerable["abstain"],
-            "full_answer_count": answerable["answer"],
-            "partial_response_count": answerable["answer_partially"],
-            "conflict_response_count": answerable["surface_conflict"],
-        },
-        "stability": {
-            "questions_with_identical_verdicts": stable_verdicts,
-            "questions_with_identical_actions": stable_actions,
-            "questions": len(by_question),
-        },
-        "citation_errors": citation_errors,
-        "per_question": per_question,
-    }
-    if drafts:
-        summary["draft_answers"] = {
-            label: {
-                "samples": sum(draft_counts[label].values()),
-                "actions": dict(sorted(draft_counts[label].items())),
-                "full_accept_count": draft_counts[label]["answer"],
-                "partial_accept_count": draft_counts[label]["answer_partially"],
-                "reject_count": draft_counts[label]["abstain"] + draft_counts[label]["surface_conflict"],
-            }
-            for label in ("correct", "incorrect")
-        }
-    summary["error_samples"] = len(errors)
-    summary["errors"] = errors
-    summary["requirement_agreement"] = requirement_agreement(by_question)
-    return summary
-
-
-def requirement_agreement(by_question: Mapping[str, list[Mapping[str, Any]]]) -> dict[str, Any]:
-    """Requirements matched across repeats by identical text: how many keep one final status."""
-    per_question = []
-    matched_total = agreeing_total = 0
-    for question_id in sorted(by_question):
-        statuses: dict[str, list[str]] = defaultdict(list)
+        statuses: dict[str, list[AnswerabilityStatus]] = defaultdict(list)
         for sample in by_question[question_id]:
-            assessment = sample.get("assessment")
-            if assessment is None:
-                continue
-            for requirement in assessment["requirements"]:
-                statuses[requirement["requirement"].strip()].append(requirement["status"])
-        matched = {text: found for text, found in statuses.items() if len(found) >= 2}
-        agreeing = sum(1 for found in matched.values() if len(set(found)) == 1)
-        matched_total += len(matched)
-        agreeing_total += agreeing
-        per_question.append({"question_id": question_id, "requirements": len(statuses), "matched": len(matched),
-                             "agreeing": agreeing})
-    return {
-        "matched_requirements": matched_total,
-        "agreeing_requirements": agreeing_total,
-        "agreement_rate": round(agreeing_total / matched_total, 4) if matched_total else None,
-        "per_question": per_question,
-    }
-
-
-GATE_OBSERVATIONS: dict[str, Callable[[Mapping[str, Any]], float]] = {
-    "unsafe_full_answer_count_max": lambda s: s["unanswerable"]["unsafe_full_answer_count"],
-    "citation_errors_max": lambda s: s["citation_errors"],
-    "ordinary_full_answer_count_min": lambda s: s["answerable"]["full_answer_count"],
-    "ordinary_abstention_count_max": lambda s: s["answerable"]["unnecessary_abstention_count"],
-    "stable_action_questions_min": lambda s: s["stability"]["questions_with_identical_actions"],
-    "incorrect_draft_full_accept_count_max": lambda s: s["draft_answers"]["incorrect"]["full_accept_count"],
-    "correct_draft_full_accept_count_min": lambda s: s["draft_answers"]["correct"]["full_accept_count"],
-    "error_samples_max": lambda s: s["error_samples"],
-}
-
-
-def _at_least(fraction_percent: int, count: int) -> int:
-    return -(-count * fraction_percent // 100)  # ceil without floats
-
-
-def _planned(summary: Mapping[str, Any], key: str, value: str, assessed: int) -> int:
-    """Assessed samples of a group plus its error samples: thresholds never shrink when calls fail."""
-    return assessed + sum(1 for error in summary.get("errors", []) if error.get(key) == value)
-
-
-def default_gates(summary: Mapping[str, Any]) -> dict[str, int]:
-    """Upstream's gates, with thresholds from this run's planned counts (80% rounded up, 10% rounded down),
-    plus ``error_samples_max: 0`` when the run had error samples: a failed call is never a pass."""
-    drafts = summary.get("draft_answers")
-    planned = summary["samples"] + summary.get("error_samples", 0)
-    only_drafts = drafts is not None and sum(
-        _planned(summary, "answer_label", label, d["samples"]) for label, d in drafts.items()) == planned
-    gates: dict[str, int] = {}
-    if not only_drafts:
-        answerable = _planned(summary, "label", "answerable", summary["answerable"]["samples"])
-        gates.update({
-            "unsafe_full_answer_count_max": 0,
-            "citation_errors_max": 0,
-            "ordinary_full_answer_count_min": _at_least(80, answerable),
-            "ordinary_abstention_count_max": answerable * 10 // 100,
-        })
-    if drafts is not None:
-        gates.update({
-            "incorrect_draft_full_accept_count_max": 0,
-            "correct_draft_full_accept_count_min": _at_least(
-                80, _planned(summary, "answer_label", "correct", drafts["correct"]["samples"])),
-            "citation_errors_max": 0,
-        })
-    gates["stable_action_questions_min"] = _at_least(80, summary["questions"])
-    if summary.get("error_samples"):
-        gates["error_samples_max"] = 0
-    return gates
-
-
-def evaluate_gates(summary: Mapping[str, Any], gates: Mapping[str, float]) -> dict[str, Any]:
-    """``_min`` gates pass when observed ≥ required, all others when observed ≤ required."""
-    results = {}
-    for name, required in gates.items():
-        observed = GATE_OBSERVATIONS[name](summary)
-        passed = observed >= required if name.endswith("_min") else observed <= required
-        results[name] = {"required": required, "observed": observed, "passed": passed}
-    return {"passed": all(item["passed"] for item in results.values()), "results": results}
-
-
-def load_gates(path: Path) -> dict[str, float]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DatasetError(f"{path}: cannot read gates ({exc})") from None
-    if not isinstance(data, dict):
-        raise DatasetError(f"{path}: gates must be a JSON object mapping gate name to threshold")
-    for name, value in data.items():
-        if name not in GATE_OBSERVATIONS:
-            raise DatasetError(f"{path}: unknown gate {name!r}; known gates: {', '.join(GATE_OBSERVATIONS)}")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise DatasetError(f"{path}: gate {name!r} needs a number, got {value!r}")
-    return data
-
-
-# --- reading results ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TrialReport:
-    """A result read back: its summary (recomputed from its samples) and gates."""
-
-    source: Path
-    kind: str
-    summary: dict[str, Any]
-    gates: dict[str, Any] | None
-    published_summary: dict[str, Any] | None
-    samples: list[dict[str, Any]]
-
-    @property
-    def summary_matches(self) -> bool | None:
-        """For upstream files: whether the recomputed summary equals the published one."""
-        if self.published_summary is None:
-            return None
-        keys = self.published_summary.keys()
-        return {key: self.summary.get(key) for key in keys} == self.published_summary
-
-
-def read_trial(source: Path | str) -> TrialReport:
-    """Read our result.json (or a run directory, finished or not) or an upstream trial result file."""
-    source = Path(source)
-    if source.is_dir():
-        result_file = source / "result.json"
-        if result_file.exists():
-            return read_trial(result_file)
-        samples = [read_saved_json(path) for path in sorted((source / "samples").glob("*.json"))]
-        if not samples:
-            raise DatasetError(f"{source}: no result.json and no saved samples")
-        drafts = any(sample.get("answer_label") for sample in samples)
-        summary = summarize_file(source, samples, drafts=drafts)
-        return TrialReport(source, RUN_KIND, summary, evaluate_gates(summary, default_gates(summary)), None, samples)
-    try:
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DatasetError(f"{source}: cannot read trial result ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("samples"), list):
-        raise DatasetError(f"{source}: not a trial result (expected 'samples')")
-    kind = data.get("kind")
-    samples = data["samples"]
-    if kind == UPSTREAM_KIND:
-        if data.get("schema_version") not in (1, 2, 3):
-            raise DatasetError(f"{source}: unsupported upstream schema_version {data.get('schema_version')!r}")
-        drafts = (data.get("protocol") or {}).get("assessment_mode") == "draft_answer"
-        recomputed = summarize_file(source, samples, drafts=drafts)
-        published = data.get("summary")
-        gates = data.get("quality_gates")
-        return TrialReport(source, UPSTREAM_KIND, recomputed, gates, published, samples)
-    if kind != RESULT_KIND:
-        raise DatasetError(f"{source}: unknown trial result kind {kind!r}")
-    drafts = "draft_answers" in (data.get("summary") or {})
-    recomputed = summarize_file(source, samples, drafts=drafts)
-    return TrialReport(source, RESULT_KIND, recomputed, data.get("quality_gates"), None, samples)
-
-
-def report_lines(report: TrialReport) -> list[str]:
-    s = report.summary
-    lines = [f"{report.source}  ({report.kind})",
-             f"questions: {s['questions']}   samples: {s['samples']}   error samples: {s['error_samples']}   "
-             f"citation errors: {s['citation_errors']}"]
-    for label in ("unanswerable", "answerable"):
-        group = s[label]
-        actions = ", ".join(f"{name} {count}" for name, count in group["actions"].items()) or "none"
-        lines.append(f"{label:<13} {group['samples']:>4} samples: {actions}")
-    if "draft_answers" in s:
-        for label, group in s["draft_answers"].items():
-            lines.append(f"{label + ' drafts':<13} {group['samples']:>4} samples: full accept "
-                         f"{group['full_accept_count']}, partial {group['partial_accept_count']}, "
-                         f"reject {group['reject_count']}")
-    stability = s["stability"]
-    agreement = s["requirement_agreement"]
-    lines.append(f"stability: identical actions {stability['questions_with_identical_actions']}/"
-                 f"{stability['questions']}, identical verdicts {stability['questions_with_identical_verdicts']}/"
-                 f"{stability['questions']}; requirement agreement {agreement['agreeing_requirements']}/"
-                 f"{agreement['matched_requirements']}")
-    if report.summary_matches is not None:
-        verdict = "matches the published summary" if report.summary_matches else "DIFFERS from the published one"
-        lines.append(f"summary recomputed from the samples {verdict}")
-    if report.gates:
-        lines.append("gates: " + ("PASSED" if report.gates["passed"] else "FAILED"))
-        for name, gate in report.gates["results"].items():
-            mark = "pass" if gate["passed"] else "FAIL"
-            lines.append(f"  {mark}  {name:<40} observed {gate['observed']:>5}  required {gate['required']}")
-    return lines
+            for requirement in sample.assessment.requirements if sample.assessment is not None else ():
+                statuses[requirement.requirement.strip()].append(requirement.status)
+        matched = [found for found in statuses.values() if len(found) >= 2]
+        per_question.append(QuestionAgreement(question_id=question_id, requirements=len(statuses),
+                                              matched=len(matched),
+                                              agreeing=sum(1 for found in matched if len(set(found)) == 1)))
+    matched_total = sum(entry.matched for entry in per_question)
+    agreeing_total = sum(entry.agreeing for entry in per_question)
+    return RequirementAgreement(
+        matched_requirements=matched_total,
+        agreeing_requirements=agreeing_total,
+        agreement_rate=round(agreeing_total / matched_total, 4) if matched_total else None,
+        per_question=tuple(per_question),
+    )

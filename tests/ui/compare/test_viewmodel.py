@@ -15,7 +15,6 @@ from answerlens.ui.compare.viewmodel import (
     COMPARED_FIELDS,
     HASHES,
     REQUIREMENT_COLUMNS,
-    assessments_in,
     compare,
     fields_html,
     identity_html,
@@ -35,37 +34,6 @@ def assessed(raw: dict) -> dict:
     bundle = load_bundle(PRME / "bundles" / "bundle_reader_citations.json")
     config = AnswerabilityConfig(provider="replay", model="stub")
     return derive_assessment("What database and cache…?", bundle, json.dumps(raw), config=config).model_dump(mode="json")
-
-
-def test_assessments_in_an_assessment_and_a_trial_file() -> None:
-    assert assessments_in(PRME_ASSESSMENT) == [("assessment", PRME_ASSESSMENT)]
-    trial = assessments_in(TRIAL)
-    assert len(trial) == 120 and trial[0][0] == "100K_0_q0_abstention · repeat 0"
-    assert trial[1][1] is TRIAL["samples"][1]["assessment"]
-
-
-def test_a_wrapped_assessment_is_found() -> None:
-    assert assessments_in({"assessment": PRME_ASSESSMENT}) == [("assessment", PRME_ASSESSMENT)]
-
-
-def test_trial_samples_are_named_by_the_best_id_they_carry() -> None:
-    data = {"samples": [{"case_id": "c1", "assessment": PRME_ASSESSMENT}, {"id": "x", "repeat": 2,
-                                                                            "assessment": PRME_ASSESSMENT},
-                        {"assessment": PRME_ASSESSMENT}, {"question_id": "failed", "error": "boom"}]}
-    assert [label for label, _ in assessments_in(data)] == ["c1", "x · repeat 2", "sample 2"]
-
-
-@pytest.mark.parametrize(
-    "data, message",
-    [
-        pytest.param([1, 2], "not an assessment", id="list"),
-        pytest.param({"verdict": "answerable"}, "not an assessment", id="no_requirements"),
-        pytest.param({"samples": [{"error": "boom"}]}, "holds no assessments", id="trial_without_assessments"),
-    ],
-)
-def test_no_assessment_is_an_error(data: object, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        assessments_in(data)
 
 
 def test_two_runs_of_the_same_inputs_and_reply_are_the_same() -> None:

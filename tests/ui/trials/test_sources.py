@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from answerlens import AnswerabilityConfig, DatasetError
-from answerlens.trials.runner import load_dataset, run_trial
-from answerlens.trials.summary import read_trial
+from answerlens.trials.dataset import load_dataset
+from answerlens.trials.log import ResultKind
+from answerlens.trials.reader import read_trial
+from answerlens.trials.runner import run_trial
 from answerlens.ui.trials import sources as trial_sources
 from answerlens.ui.trials import viewmodel as trial_results
 from answerlens.ui.trials.sources import InspectTarget
@@ -97,7 +99,7 @@ def test_an_unfinished_run_directory_names_its_dataset(tmp_path: Path) -> None:
     run = _run(tmp_path, {})
     (run / "result.json").unlink()
     report = read_trial(run)
-    assert report.kind == "answerlens-trial-run"
+    assert report.kind == ResultKind.RUN
     assert not isinstance(trial_sources.run_dataset(report, tmp_path), str)
 
 
@@ -109,3 +111,10 @@ def test_upstream_results_have_no_bundles_and_open_by_path_or_upload(tmp_path: P
     assert trial_sources.open_upload(upstream.read_bytes(), "beam.json").summary == report.summary
     with pytest.raises(DatasetError, match="no such file"):
         trial_sources.open_result("'missing.json'", tmp_path)
+
+
+def test_an_upload_that_is_not_a_trial_result_says_why() -> None:
+    with pytest.raises(DatasetError, match=r"up\.json: cannot read trial result"):
+        trial_sources.open_upload(b"{", "up.json")
+    with pytest.raises(DatasetError, match=r"up\.json: not a trial result"):
+        trial_sources.open_upload(b"[]", "up.json")

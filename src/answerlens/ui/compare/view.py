@@ -7,12 +7,12 @@ from typing import Any
 
 import streamlit as st
 
-from answerlens.errors import BundleError
+from answerlens.errors import BundleError, DatasetError
+from answerlens.trials.reader import FoundAssessment, assessments_in
 from answerlens.ui.common import history, sources
 from answerlens.ui.common.markup import notice_html
 from answerlens.ui.compare.viewmodel import (
     Comparison,
-    assessments_in,
     fields_html,
     identity_html,
     requirements_table,
@@ -38,17 +38,26 @@ def pick(prefix: str, side: str) -> tuple[str, dict[str, Any]] | None:
     if upload is None:
         return None
     try:
-        found = assessments_in(json.loads(sources.reply_text(upload.getvalue(), upload.name)))
-    except (ValueError, BundleError) as exc:
-        st.html(notice_html("error", "No assessment in this file", f"{upload.name}: {exc}",
+        found = assessments_in(json.loads(sources.reply_text(upload.getvalue(), upload.name)), upload.name)
+    except (ValueError, BundleError) as exc:  # a trial file's DatasetError names the file already
+        found, problem = [], str(exc) if isinstance(exc, DatasetError) else f"{upload.name}: {exc}"
+    else:
+        problem = (f"{upload.name}: not an assessment: expected a JSON object with 'verdict' and 'requirements', or "
+                   "a trial result file with at least one assessed sample")
+    if not found:
+        st.html(notice_html("error", "No assessment in this file", problem,
                             remedy="upload an assessment JSON (answerlens or PRME) or a trial result file"))
         return None
     if len(found) == 1:
-        return upload.name, found[0][1]
-    labels = [label for label, _ in found]
+        return upload.name, found[0].data
+    labels = [_label(item) for item in found]
     index = st.selectbox(f"Assessment in {len(found)} trial samples", range(len(found)),
                          format_func=labels.__getitem__, key=f"{prefix}.{side}.sample")
-    return f"{upload.name} · {labels[index]}", found[index][1]
+    return f"{upload.name} · {labels[index]}", found[index].data
+
+
+def _label(item: FoundAssessment) -> str:
+    return f"{item.question_id} · repeat {item.repeat}" if item.position is not None else "assessment"
 
 
 def identity(comparison: Comparison) -> None:

@@ -1,7 +1,7 @@
 """Comparing two assessments: same inputs, same validated output, and a requirement-level diff, with the
 escaped HTML the page shows for them (pure).
 
-Works on answerlens and PRME assessment JSON, and finds assessments inside trial result files.
+Works on answerlens and PRME assessment JSON; ``answerlens.trials.reader.assessments_in`` finds them in files.
 """
 
 from __future__ import annotations
@@ -31,30 +31,6 @@ COMPARED_FIELDS = ("verdict", "recommended_action", "provider", "model", *IDENTI
 HASHES = frozenset({"query_sha256", "context_sha256", "answer_sha256", "configuration_sha256", "prompt_sha256",
                     "evaluation_id", "assessment_sha256", "raw_output_sha256"})
 """Compared fields whose cells carry ``data-hash`` (and ``data-side``), as the Inspect page's audit does."""
-
-
-def assessments_in(data: Any) -> list[tuple[str, dict[str, Any]]]:
-    """``(label, assessment)`` pairs: the file itself, or each sample of a trial result file.
-
-    Raises ``ValueError`` when there is no assessment to be found.
-    """
-    if isinstance(data, dict) and isinstance(data.get("samples"), list):
-        found = []
-        for position, sample in enumerate(data["samples"]):
-            if isinstance(sample, dict) and isinstance(sample.get("assessment"), dict):
-                name = sample.get("question_id") or sample.get("case_id") or sample.get("id") or f"sample {position}"
-                repeat = sample.get("repeat")
-                label = f"{name} · repeat {repeat}" if repeat is not None else str(name)
-                found.append((label, sample["assessment"]))
-        if not found:
-            raise ValueError("this trial file holds no assessments (every sample failed or is pending)")
-        return found
-    if isinstance(data, dict) and "requirements" in data and "verdict" in data:
-        return [("assessment", data)]
-    if isinstance(data, dict) and isinstance(data.get("assessment"), dict):
-        return [("assessment", data["assessment"])]
-    raise ValueError("not an assessment: expected a JSON object with 'verdict' and 'requirements' "
-                     "(or a trial result file with 'samples')")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerlensError, DatasetError, TrialError
-from answerlens.trials.runner import Dataset, Progress, TrialOutcome, run_trial
+from answerlens.trials.dataset import Dataset
+from answerlens.trials.runner import Progress, TrialOutcome, run_trial
 from answerlens.ui.common.runner import Failure
 
 log = logging.getLogger(__name__)
@@ -35,6 +36,8 @@ class TrialJob:
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
     _thread: threading.Thread | None = field(default=None, repr=False)
+    _changed: threading.Condition = field(default_factory=threading.Condition, repr=False)
+    """Notified at every saved sample and when the run ends."""
 
     @property
     def total(self) -> int:
@@ -43,7 +46,8 @@ class TrialJob:
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """Started and not ended; ``outcome`` or ``failure`` is set before this turns False."""
+        return self._thread is not None and self.finished is None
 
     @property
     def seconds(self) -> float:
@@ -53,7 +57,14 @@ class TrialJob:
         """Block until the run ends (tests and shutdown); True when it has."""
         if self._thread is not None:
             self._thread.join(timeout)
-        return not self.running
+        return self._thread is None or not self._thread.is_alive()
+
+    def wait_for_samples(self, count: int, timeout: float | None = None) -> bool:
+        """Block until ``count`` new samples are saved or the run ends, whichever is first; True when one has."""
+        with self._changed:
+            return self._changed.wait_for(
+                lambda: self.finished is not None or (self.progress is not None and self.progress.done >= count),
+                timeout)
 
     def _run(self) -> None:
         try:
@@ -75,10 +86,14 @@ class TrialJob:
             self.failure = Failure("Unexpected error (a bug in answerlens)", f"{type(exc).__name__}: {exc}",
                                    "the full traceback is in the server log; saved samples are kept", "bug")
         finally:
-            self.finished = time.monotonic()
+            with self._changed:
+                self.finished = time.monotonic()
+                self._changed.notify_all()
 
     def _record(self, progress: Progress) -> None:
-        self.progress = progress
+        with self._changed:
+            self.progress = progress
+            self._changed.notify_all()
 
 
 def start(dataset: Dataset, config: AnswerabilityConfig, *, out: Path, repeats: int, concurrency: int) -> TrialJob:

@@ -14,8 +14,9 @@ from pathlib import Path
 import streamlit as st
 
 from answerlens.errors import AnswerlensError
-from answerlens.trials.runner import Dataset, load_dataset
-from answerlens.trials.summary import TrialReport, read_trial
+from answerlens.trials.dataset import Dataset, load_dataset
+from answerlens.trials.reader import read_trial
+from answerlens.trials.result import TrialResult
 from answerlens.ui.common.endpoint_view import Choice
 from answerlens.ui.common.markup import STYLE, esc, notice_html
 from answerlens.ui.trials import job as trial_job
@@ -27,9 +28,9 @@ KINDS = ("Shipped dataset", "Upload a dataset", "A dataset on this machine")
 
 @dataclass
 class Shown:
-    """The report on screen and where it came from; ``dataset`` is resolved lazily (None: not yet)."""
+    """The result on screen and where it came from; ``dataset`` is resolved lazily (None: not yet)."""
 
-    report: TrialReport
+    result: TrialResult
     origin: str
     dataset: Dataset | str | None = None
 
@@ -194,12 +195,12 @@ def _ended(prefix: str, job: TrialJob) -> None:
         st.html(notice_html("ok", "Trial finished", f"{counts}; result: {outcome.result_path}"))
     if st.session_state.get(f"{prefix}.shown_job") != id(job):
         st.session_state[f"{prefix}.shown_job"] = id(job)
-        try:
-            report = read_trial(outcome.result_path or job.out)
+        try:  # a finished run's result is in hand; a cancelled one is read from the samples saved so far
+            result = outcome.result if outcome.result is not None else read_trial(job.out)
         except AnswerlensError as exc:  # a cancel before the first sample leaves nothing to show
             st.html(notice_html("info", "Nothing to show yet", str(exc)))
             return
-        st.session_state[f"{prefix}.shown"] = Shown(report, str(outcome.result_path or job.out), job.dataset)
+        st.session_state[f"{prefix}.shown"] = Shown(result, str(outcome.result_path or job.out), job.dataset)
 
 
 def result_picker(prefix: str, cwd: Path) -> None:
@@ -223,12 +224,12 @@ def result_picker(prefix: str, cwd: Path) -> None:
                             "beam-answerability-execution file"))
 
 
-def _show(prefix: str, read: Callable[[], TrialReport], origin: str) -> None:
+def _show(prefix: str, read: Callable[[], TrialResult], origin: str) -> None:
     try:
-        report = read()
+        result = read()
     except AnswerlensError as exc:
         st.session_state.pop(f"{prefix}.shown", None)
         st.session_state[f"{prefix}.open_error"] = str(exc)
         return
     st.session_state.pop(f"{prefix}.open_error", None)
-    st.session_state[f"{prefix}.shown"] = Shown(report, origin)
+    st.session_state[f"{prefix}.shown"] = Shown(result, origin)

@@ -12,13 +12,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
-from answerlens.errors import AnswerlensError, DatasetError, describe_validation
-from answerlens.trials.runner import Dataset, load_dataset
-from answerlens.trials.summary import RESULT_KIND, RUN_KIND, UPSTREAM_KIND, TrialReport, read_trial
+from answerlens.errors import AnswerlensError, DatasetError
+from answerlens.trials.dataset import Dataset, load_dataset
+from answerlens.trials.log import TrialSample
+from answerlens.trials.reader import parse_trial, read_trial
+from answerlens.trials.result import TrialResult
 from answerlens.ui.trials.viewmodel import SampleRef
 
 DATASET_SUFFIXES = (".json", ".jsonl")
@@ -99,7 +99,7 @@ def keep_upload(data: bytes, name: str, out: Path) -> Dataset:
     return load_dataset(path)
 
 
-def open_result(path_text: str, cwd: Path) -> TrialReport:
+def open_result(path_text: str, cwd: Path) -> TrialResult:
     """A result directory, ``result.json``, or an upstream result file, by path (relative to the working dir)."""
     text = path_text.strip().strip('"').strip("'")
     if not text:
@@ -112,13 +112,14 @@ def open_result(path_text: str, cwd: Path) -> TrialReport:
     return read_trial(path)
 
 
-def open_upload(data: bytes, name: str) -> TrialReport:
-    """An uploaded result file (ours or upstream), read through a temporary copy."""
-    with tempfile.TemporaryDirectory(prefix="answerlens-result-") as folder:
-        path = Path(folder) / (Path(name).name or "result.json")
-        path.write_bytes(data)
-        report = read_trial(path)
-    return report
+def open_upload(data: bytes, name: str) -> TrialResult:
+    """An uploaded result file (ours or upstream)."""
+    label = Path(name).name or "result.json"
+    try:
+        parsed = json.loads(data.decode("utf-8"))
+    except ValueError as exc:
+        raise DatasetError(f"{label}: cannot read trial result ({exc})") from None
+    return parse_trial(parsed, label)
 
 
 # --- from a sample back to the Inspect page ------------------------------------------------------------
@@ -139,22 +140,12 @@ class InspectTarget:
     """Otherwise the inline bundle, as JSON text."""
 
 
-def run_dataset(report: TrialReport, cwd: Path) -> Dataset | str:
+def run_dataset(result: TrialResult, cwd: Path) -> Dataset | str:
     """The dataset a run of ours used, reloaded and checked against its sha256; or why it cannot be."""
-    if report.kind == UPSTREAM_KIND:
+    if result.dataset is None:
         return ("upstream result files name their bundles (artifact files) but do not contain them, so the "
                 "context cannot be shown")
-    try:
-        if report.kind == RESULT_KIND:
-            recorded = json.loads(report.source.read_text(encoding="utf-8"))["dataset"]
-            where, sha = recorded["path"], recorded["sha256"]
-        elif report.kind == RUN_KIND:
-            manifest = json.loads((report.source / "run.json").read_text(encoding="utf-8"))
-            where, sha = manifest["dataset"], manifest["dataset_sha256"]
-        else:
-            return f"unknown result kind {report.kind!r}"
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        return f"the result does not say which dataset it used ({type(exc).__name__}: {exc})"
+    where, sha = result.dataset.path, result.dataset.sha256
     path = Path(where)
     if not path.is_absolute():
         path = cwd / path
@@ -169,26 +160,23 @@ def run_dataset(report: TrialReport, cwd: Path) -> Dataset | str:
     return dataset
 
 
-def inspect_target(report: TrialReport, ref: SampleRef, dataset: Dataset) -> InspectTarget | str:
+def inspect_target(result: TrialResult, ref: SampleRef, dataset: Dataset) -> InspectTarget | str:
     """The sample with its case's bundle and rendered context; or why it cannot be shown with its context."""
-    sample = report.samples[ref.position]
-    if ref.error is not None:
+    sample = result.samples[ref.position]
+    if sample.assessment is None:
         return f"this sample is an error ({ref.error}): there is no assessment to show"
     cases = {item.case.id: item for item in dataset.cases}
     item = cases.get(ref.question_id)
     if item is None:
         return f"the dataset has no case {ref.question_id!r}"
-    if sample.get("case_sha256") not in (None, item.sha256):
+    if isinstance(sample, TrialSample) and sample.case_sha256 != item.sha256:
         return f"the case {ref.question_id!r} (or its bundle file) changed since the run"
-    try:
-        assessment = AnswerabilityAssessment.model_validate(sample["assessment"])
-    except ValidationError as exc:
-        return f"the saved assessment is not an answerlens assessment: {describe_validation(exc)}"
     context = item.bundle.exact_context
-    if sha256_text(context) != assessment.context_sha256:
+    if sha256_text(context) != sample.assessment.context_sha256:
         return "the bundle now renders differently from the context that was assessed (context_sha256 differs)"
     case = item.case
     bundle_file = (dataset.path.parent / case.bundle).resolve() if isinstance(case.bundle, str) else None
     bundle_json = None if isinstance(case.bundle, str) else json.dumps(case.bundle, ensure_ascii=False, indent=1)
     return InspectTarget(title=f"trial {case.id} · repeat {ref.repeat}", question=case.question, answer=case.answer,
-                         assessment=assessment, context=context, bundle_file=bundle_file, bundle_json=bundle_json)
+                         assessment=sample.assessment, context=context, bundle_file=bundle_file,
+                         bundle_json=bundle_json)

@@ -1,0 +1,157 @@
+"""Trial datasets: labelled cases (a question, optionally a draft answer, over one bundle), read whole and checked.
+
+Every problem is found up front, before any model call, and named by case and field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from answerlens.audit import canonical_json, sha256_text
+from answerlens.errors import BundleError, DatasetError, describe_validation
+from answerlens.json_reader import MB
+from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle
+from answerlens.records import MemoryBundle
+from answerlens.trials.log import AnswerLabel, QuestionLabel
+
+
+class TrialCase(BaseModel):
+    """One labelled question (optionally with a draft answer) over one bundle."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    question: str = Field(min_length=1)
+    label: QuestionLabel
+    question_type: str | None = None
+    bundle: dict[str, Any] | list[Any] | str
+    """Inline bundle, or a path relative to the dataset file."""
+    answer: str | None = None
+    answer_label: AnswerLabel | None = None
+
+    @model_validator(mode="after")
+    def _draft_needs_label(self) -> TrialCase:
+        if not self.question.strip():
+            raise ValueError("question must not be blank")
+        if self.answer is not None and not self.answer.strip():
+            raise ValueError("answer must not be blank when given")
+        if (self.answer is None) != (self.answer_label is None):
+            raise ValueError("answer and answer_label go together: give both or neither")
+        return self
+
+
+@dataclass(frozen=True)
+class LoadedCase:
+    """A case with its bundle loaded and checked citable."""
+
+    case: TrialCase
+    bundle: MemoryBundle
+    sha256: str
+    """Identity of the case as written, and of its bundle file's bytes when it names one."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    path: Path
+    sha256: str
+    """Of the file's bytes."""
+    cases: tuple[LoadedCase, ...]
+
+    def planned(self, repeats: int) -> list[tuple[LoadedCase, int]]:
+        """Every (case, repeat) of a run, in the order a result lists its samples: by case, then repeat."""
+        return [(item, repeat) for item in self.cases for repeat in range(repeats)]
+
+    @property
+    def has_drafts(self) -> bool:
+        return any(item.case.answer is not None for item in self.cases)
+
+    @property
+    def all_drafts(self) -> bool:
+        return bool(self.cases) and all(item.case.answer is not None for item in self.cases)
+
+
+def load_dataset(path: Path | str) -> Dataset:
+    """Read and validate a whole JSON or JSONL dataset up front; errors name the case and field."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read dataset ({exc.strerror})") from None
+    if len(data) > MAX_BUNDLE_BYTES:
+        raise DatasetError(f"{path}: dataset is {len(data) / MB:.1f} MB; the limit is {MAX_BUNDLE_BYTES / MB:.0f} MB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise DatasetError(f"{path}: not UTF-8 text") from None
+    raw_cases = _raw_cases(path, text)
+    problems: list[str] = []
+    cases: list[LoadedCase] = []
+    seen: dict[str, str] = {}
+    for where, raw in raw_cases:
+        label = f"{where} (case {raw.get('id')!r})" if isinstance(raw, dict) and raw.get("id") else where
+        try:
+            case = TrialCase.model_validate(raw)
+        except ValidationError as exc:
+            problems.append(f"{label}: {describe_validation(exc, '')}".replace(": .", ": "))
+            continue
+        if case.id in seen:
+            problems.append(f"{label}: duplicate id {case.id!r} (first at {seen[case.id]})")
+            continue
+        seen[case.id] = where
+        try:
+            bundle, bundle_file_sha = _case_bundle(path, case)
+        except BundleError as exc:
+            problems.append(f"{label}: field 'bundle': {exc}")
+            continue
+        try:
+            bundle.ensure_citable()
+        except ValueError as exc:
+            problems.append(f"{label}: field 'bundle': {exc}")
+            continue
+        case_sha = sha256_text(canonical_json({"case": raw, "bundle_file_sha256": bundle_file_sha}))
+        cases.append(LoadedCase(case=case, bundle=bundle, sha256=case_sha))
+    if problems:
+        more = f"\n… and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise DatasetError(f"{path}: {len(problems)} invalid case(s):\n" + "\n".join(problems[:20]) + more)
+    if not cases:
+        raise DatasetError(f"{path}: the dataset has no cases")
+    return Dataset(path=path, sha256=hashlib.sha256(data).hexdigest(), cases=tuple(cases))
+
+
+def _raw_cases(path: Path, text: str) -> list[tuple[str, Any]]:
+    if path.suffix.lower() == ".jsonl":
+        found = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                found.append((f"line {number}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{path}: line {number} is not JSON ({exc.msg} at column {exc.colno})") from None
+        return found
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    if isinstance(data, dict) and isinstance(data.get("cases"), list):
+        data = data["cases"]
+    if not isinstance(data, list):
+        raise DatasetError(f"{path}: expected a list of cases, or an object with a 'cases' list")
+    return [(f"cases[{index}]", item) for index, item in enumerate(data)]
+
+
+def _case_bundle(dataset_path: Path, case: TrialCase) -> tuple[MemoryBundle, str | None]:
+    if isinstance(case.bundle, str):
+        bundle_path = (dataset_path.parent / case.bundle).resolve()
+        try:
+            file_sha = hashlib.sha256(bundle_path.read_bytes()).hexdigest()
+        except OSError as exc:
+            raise BundleError(f"cannot read {case.bundle} ({exc.strerror})") from None
+        return load_bundle(bundle_path), file_sha
+    return load_bundle(case.bundle, name="inline bundle"), None

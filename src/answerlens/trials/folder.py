@@ -1,0 +1,142 @@
+"""A run folder on disk: ``run.json``, one durable file per sample, ``result.json``; and the checks of a resume.
+
+A sample file is written atomically the moment its assessment finishes, so a killed run loses only what was in
+flight; rerunning resumes after checking every saved sample belongs to the same dataset and configuration.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from answerlens.audit import canonical_json, sha256_text
+from answerlens.config import AnswerabilityConfig
+from answerlens.errors import TrialError, describe_validation
+from answerlens.prompts import prompt_for
+from answerlens.trials.dataset import Dataset
+from answerlens.trials.log import TrialSample, round_trip_problem
+from answerlens.trials.result import RunIdentity, RunManifest, TrialResult
+
+SAMPLES = "samples"
+MANIFEST = "run.json"
+RESULT = "result.json"
+
+
+def run_identity(dataset: Dataset, config: AnswerabilityConfig) -> RunIdentity:
+    """What a saved sample must share with the current run to be reused (the configuration without its key)."""
+    prompt = prompt_for(config.prompt)
+    return RunIdentity(dataset_sha256=dataset.sha256, configuration=config.model_copy(update={"api_key": None}),
+                       configuration_sha256=sha256_text(canonical_json(config.public_dump())),
+                       prompt_version=prompt.version, prompt_sha256=prompt.sha256)
+
+
+def sample_filename(case_id: str, repeat: int) -> str:
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", case_id)[:60].strip("._") or "case"
+    return f"{slug}-{sha256_text(case_id)[:8]}-r{repeat:03d}.json"
+
+
+def json_text(model: BaseModel | dict[str, Any]) -> str:
+    """The one layout of every file of a run: two-space indents, non-ASCII kept, a final newline."""
+    data = model.model_dump(mode="json") if isinstance(model, BaseModel) else model
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write, fsync, rename over, fsync the directory: the file is either whole or absent."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def write_sample(samples_dir: Path, sample: TrialSample) -> None:
+    write_atomically(samples_dir / sample_filename(sample.case_id, sample.repeat), json_text(sample))
+
+
+def write_result(out: Path, result: TrialResult) -> Path:
+    path = out / RESULT
+    write_atomically(path, json_text(result.file_json()))
+    return path
+
+
+def read_saved_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise TrialError(f"{path}: unreadable saved file ({exc}); delete it to rerun that sample") from None
+
+
+def read_manifest(path: Path) -> RunManifest:
+    try:
+        return RunManifest.model_validate(read_saved_json(path))
+    except ValidationError as exc:
+        raise TrialError(f"{path}: not the manifest of an answerlens run ({describe_validation(exc)})") from None
+
+
+def prepare_output(out: Path, dataset: Dataset, identity: RunIdentity, repeats: int) -> Path:
+    """Create the folder (or check it holds a run of this dataset and configuration); the samples folder."""
+    samples = out / SAMPLES
+    samples.mkdir(parents=True, exist_ok=True)
+    for leftover in samples.glob(".*.tmp"):
+        leftover.unlink()  # a write that was killed before its rename
+    run_file = out / MANIFEST
+    if not run_file.exists():
+        manifest = RunManifest(dataset=str(dataset.path), repeats=repeats, **dict(identity))
+        write_atomically(run_file, json_text(manifest))
+        return samples
+    saved = read_manifest(run_file).identity
+    for name, was, now in (("dataset", saved.dataset_sha256, identity.dataset_sha256),
+                           ("configuration", saved.configuration_sha256, identity.configuration_sha256),
+                           ("prompt", saved.prompt_sha256, identity.prompt_sha256)):
+        if was != now:
+            raise TrialError(f"{out} holds a run with a different {name} ({was[:12]}… ≠ {now[:12]}…); refusing to "
+                             "mix samples — use a fresh --out directory, or delete this one to start over")
+    return samples
+
+
+def saved_samples(samples_dir: Path, dataset: Dataset, identity: RunIdentity,
+                  repeats: int) -> dict[tuple[str, int], TrialSample]:
+    """Saved samples of this run by (case, repeat); any sample of another dataset/configuration is refused."""
+    cases = {item.case.id: item for item in dataset.cases}
+    saved: dict[tuple[str, int], TrialSample] = {}
+    for path in sorted(samples_dir.glob("*.json")):
+        sample = read_sample(path)
+        item = cases.get(sample.case_id)
+        expected = (("dataset_sha256", sample.dataset_sha256, identity.dataset_sha256),
+                    ("configuration_sha256", sample.configuration_sha256, identity.configuration_sha256),
+                    ("case_sha256", sample.case_sha256, item.sha256 if item else "a case of this dataset"),
+                    ("file name", path.name, sample_filename(sample.case_id, sample.repeat)))
+        problems = [name for name, found, wanted in expected if found != wanted]
+        if problems:
+            raise TrialError(f"{path}: saved sample differs from this dataset/configuration ({', '.join(problems)}); "
+                             "refusing to mix samples — use a fresh --out directory")
+        if sample.repeat < repeats:  # later repeats of a longer run stay on disk but are not part of this result
+            saved[(sample.case_id, sample.repeat)] = sample
+    return saved
+
+
+def read_sample(path: Path) -> TrialSample:
+    """A saved sample, refused when it is unreadable, not ours, or does not read back exactly as written."""
+    data = read_saved_json(path)
+    try:
+        sample = TrialSample.model_validate(data)
+    except ValidationError as exc:
+        raise TrialError(f"{path}: not a sample of an answerlens run ({describe_validation(exc)}); refusing to mix "
+                         "samples — use a fresh --out directory") from None
+    problem = round_trip_problem(data, sample.model_dump(mode="json"))
+    if problem:
+        raise TrialError(f"{path}: saved sample was edited ({problem}); delete it to rerun that sample")
+    return sample

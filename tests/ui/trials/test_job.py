@@ -1,0 +1,56 @@
+"""A trial in a background thread: waiting on its progress and its end (events, not sleeps), cancel, failures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from answerlens import AnswerabilityConfig
+from answerlens.trials.dataset import Dataset, load_dataset
+from answerlens.ui.trials import job as trial_job
+from tests.oracle_server import judgement, oracle_server
+
+BUNDLE = {"records": [{"text": "The API uses Postgres 16."}]}
+
+
+def dataset(folder: Path, cases: int = 3) -> Dataset:
+    items = [{"id": f"q{index}", "question": f"Q {index}", "label": "answerable", "bundle": BUNDLE}
+             for index in range(cases)]
+    (folder / "cases.json").write_text(json.dumps(items))
+    return load_dataset(folder / "cases.json")
+
+
+def config(base_url: str) -> AnswerabilityConfig:
+    return AnswerabilityConfig(provider="openai", model="oracle", base_url=base_url, timeout=10, max_retries=0)
+
+
+def test_progress_then_cancel_then_the_outcome(tmp_path: Path) -> None:
+    replies = {f"Q {index}": judgement(("Database", "supported", ["m1"])) for index in range(3)}
+    with oracle_server(replies, hold_after=2) as server:
+        job = trial_job.start(dataset(tmp_path), config(server.base_url), out=tmp_path / "run", repeats=2,
+                              concurrency=1)
+        assert job.total == 6
+        assert job.wait_for_samples(2, timeout=30) and job.running
+        assert job.progress is not None and job.progress.done == 2
+        assert server.wait_held(1)
+        job.cancel.set()
+        server.release.set()
+        assert job.wait(30) and not job.running
+    assert job.failure is None and job.outcome is not None
+    assert job.outcome.cancelled and job.outcome.new_samples == 3 and job.outcome.result is None
+    assert job.wait_for_samples(99, timeout=0)  # an ended run never blocks a waiter
+    assert job.seconds >= 0
+
+
+def test_a_failure_is_a_message_never_a_traceback(tmp_path: Path) -> None:
+    with oracle_server({}) as server:
+        first = trial_job.start(dataset(tmp_path), config(server.base_url), out=tmp_path / "run", repeats=1,
+                                concurrency=2)
+        assert first.wait(30) and first.outcome is not None and first.outcome.result is not None
+        (tmp_path / "other").mkdir()
+        other = trial_job.start(dataset(tmp_path / "other", cases=2), config(server.base_url), out=tmp_path / "run",
+                                repeats=1, concurrency=2)
+        assert other.wait(30)
+    assert other.outcome is None and other.failure is not None
+    assert other.failure.title == "The trial cannot run in this output directory"
+    assert "different dataset" in other.failure.message and "fresh output directory" in other.failure.remedy

@@ -1,0 +1,52 @@
+"""The Trials page's tables as DataFrames, and their CSV exports (pure pandas)."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+
+from answerlens.trials.result import TrialResult
+from answerlens.ui.trials import tables as trial_tables
+from answerlens.ui.trials import viewmodel as trial_results
+from answerlens.ui.trials.viewmodel import QuestionRow
+
+
+def test_one_row_per_question_with_numeric_columns(golden: TrialResult) -> None:
+    refs = trial_results.samples(golden)
+    frame = trial_tables.questions(trial_results.questions(golden, refs))
+    assert list(frame.columns) == list(trial_tables.QUESTION_COLUMNS)
+    assert len(frame) == golden.summary.questions
+    assert frame["citation errors"].dtype == "int64" and frame["citation errors"].sum() == golden.summary.citation_errors
+    first = frame.iloc[0]
+    assert first["question"] == golden.summary.per_question[0].question_id
+    assert len(first["outcomes"].split()) == 2  # one outcome per repeat
+    assert frame.sort_values("citation errors", ascending=False).iloc[0]["citation errors"] == frame[
+        "citation errors"].max()
+
+
+def test_one_row_per_sample_errors_and_all(golden: TrialResult) -> None:
+    refs = trial_results.samples(golden)
+    frame = trial_tables.samples(refs)
+    assert list(frame.columns) == list(trial_tables.SAMPLE_COLUMNS)
+    assert len(frame) == len(golden.samples) and list(frame["sample"]) == [ref.key for ref in refs]
+    errors = frame[frame["outcome"] == "error"]
+    assert len(errors) == golden.summary.error_samples and errors["verdict"].isna().all()
+    assert set(errors["error"]) == {"server_error", "schema"}
+    assert frame["latency ms"].dtype == "float64"
+
+
+def test_upstream_samples_have_no_latency(upstream: TrialResult) -> None:
+    frame = trial_tables.samples(trial_results.samples(upstream))
+    assert frame["latency ms"].isna().all() and frame["draft"].isna().all()
+
+
+def test_csv_round_trips_and_defuses_formulas() -> None:
+    rows = [QuestionRow("=HYPERLINK(\"x\")", "answerable", None, ("answer", None), 1, 2, 1, 1),
+            QuestionRow("plain", "unanswerable", "t", ("abstain", "error"), 0, 0, 0, 0)]
+    text = trial_tables.csv_text(trial_tables.questions(rows))
+    back = pd.read_csv(io.StringIO(text))
+    assert list(back.columns) == list(trial_tables.QUESTION_COLUMNS)
+    assert back["question"].tolist() == ["'=HYPERLINK(\"x\")", "plain"]
+    assert back["outcomes"].tolist() == ["answer ·", "abstain error"]
+    assert back["citation errors"].tolist() == [1, 0]
