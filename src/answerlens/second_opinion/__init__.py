@@ -1,0 +1,1 @@
+"""Second opinion on every requirement (answerlens only): typed evidence and deterministic flags."""
