@@ -130,6 +130,16 @@ def test_speech_acts_that_are_not_flagged(requirement: str, text: str) -> None:
     assert speech_act_mismatch(requirement, PRESENT, evidence(text), None) is None
 
 
+def test_the_question_form_of_a_requirement_is_not_a_speech_act() -> None:
+    """"Whether …" asks about a statement; it does not make a hypothetical or a plan fit."""
+    item = evidence("We might move analytics to ClickHouse.", epistemic_type=EpistemicType.HYPOTHETICAL)
+    requirement = "Whether the dashboard runs its analytics on ClickHouse?"
+    assert speech_act_mismatch(requirement, PRESENT, item, None) == "m1 states uncertainty, which the requirement does not"
+    assert epistemic_not_actual(requirement, PRESENT, item, None) is not None
+    asked = evidence("We asked whether analytics could move to ClickHouse.")
+    assert speech_act_mismatch("Whether analytics moved to ClickHouse", PRESENT, asked, None) is not None
+
+
 def test_a_blocked_sentence_is_flagged_when_the_clean_one_says_nothing_of_the_requirement() -> None:
     text = "The weather was fine. We plan to move notifications to NATS."
     assert speech_act_mismatch("Notifications broker is NATS", PRESENT, evidence(text), None) is not None
@@ -153,6 +163,7 @@ def test_a_negated_clause_against_a_positive_requirement(text: str) -> None:
     pytest.param("Checkout does not use Redis", "Checkout does not use Redis.", id="negative_requirement"),
     pytest.param("Checkout uses Redis", "Checkout uses Redis. The weather is not nice.", id="unrelated_clause"),
     pytest.param("Checkout uses Redis", "Checkout uses Redis for sessions.", id="positive_passage"),
+    pytest.param("Whether checkout uses Redis", "Checkout does not use Redis.", id="a_no_settles_whether"),
 ])
 def test_negation_that_is_not_flagged(requirement: str, text: str) -> None:
     assert negated_support(requirement, PRESENT, evidence(text), None) is None

@@ -2,7 +2,14 @@
 
 import pytest
 
-from answerlens.second_opinion.scope import about_the_past, clause_for, question_clauses, requirement_scope
+from answerlens.second_opinion.scope import (
+    about_the_past,
+    clause_for,
+    is_yes_no,
+    question_clauses,
+    requirement_scope,
+    statement,
+)
 
 TIMELINE = "What is the dashboard's current primary database, and what did it use before?"
 SESSION = ("For the session-store Redis: which version runs in production, who maintains it, and when was it "
@@ -51,3 +58,15 @@ def test_a_tied_clause_lends_no_times_but_its_past_may_remove_flags() -> None:
     scope = requirement_scope("Owner", question)
     assert scope.times == ()  # 2023 belongs to one clause; which one this requirement is about is unknown
     assert scope.past  # but a past word anywhere in the question can only remove a stale-record flag
+
+
+@pytest.mark.parametrize("requirement, yes_no, stated", [
+    pytest.param("Whether the user rotated the credentials", True, "the user rotated the credentials", id="whether"),
+    pytest.param("Whether or not ClickHouse is used?", True, "ClickHouse is used", id="whether_or_not"),
+    pytest.param("Did the user rotate the credentials?", False, "Did the user rotate the credentials", id="direct"),
+    pytest.param("Owner of the migrations", False, "Owner of the migrations", id="plain"),
+    pytest.param("Whether", False, "Whether", id="nothing_left"),
+])
+def test_the_statement_a_requirement_asks_about(requirement: str, yes_no: bool, stated: str) -> None:
+    assert is_yes_no(requirement) is yes_no
+    assert statement(requirement) == stated

@@ -2,7 +2,9 @@
 types, speech acts, negation, times the question names, and counts or lists resting on a top-k set.
 
 The speech-act, negation and typed-field tables are the claim verifier's own (``claims.guards``); what is ours is
-reading the requirement's scope first: a requirement about the past may cite a superseded or deprecated record.
+reading the requirement's scope first (a requirement about the past may cite a superseded or deprecated record),
+and reading a "whether …" requirement as the statement it asks about (its question form is not the uncertainty
+or question a passage's speech act must match, and a negated passage may settle it).
 
 Negation is what ``claims.guards`` detects: an English negation word (not, never, no longer, cannot, n't forms)
 in a clause between ``. ; ! ?``. Bare "no" and every non-English negation (German "nicht"/"kein", French
@@ -28,7 +30,7 @@ from answerlens.claims.guards import (
 )
 from answerlens.records import EpistemicType
 from answerlens.second_opinion.models import Flag, FlagCode, TypedEvidence
-from answerlens.second_opinion.scope import RequirementScope
+from answerlens.second_opinion.scope import RequirementScope, is_yes_no, statement
 from answerlens.second_opinion.timeframes import MONTHS, NamedTime, as_utc, contains, named_times, overlaps
 from answerlens.verdict import AnswerabilityStatus
 
@@ -77,7 +79,7 @@ def epistemic_not_actual(requirement: str, scope: RequirementScope, item: TypedE
     """A hypothetical, conditional, unverified or deprecated record for a requirement without the matching
     uncertainty or condition (the verifier's table); a deprecated one may still answer the past."""
     required = EPISTEMIC_REQUIRED_CLAIM_MODES.get(item.epistemic_type)
-    if required is None or not required.isdisjoint(speech_act_modes(requirement)):
+    if required is None or not required.isdisjoint(speech_act_modes(statement(requirement))):
         return None
     if item.epistemic_type == EpistemicType.DEPRECATED:
         return None if scope.past else f"{item.ref} is epistemically deprecated; the requirement asks about the present"
@@ -93,7 +95,7 @@ def speech_act_mismatch(requirement: str, scope: RequirementScope, item: TypedEv
     flagged when one of them shares a content word with the requirement and is free of such modes: it may be
     the support.
     """
-    allowed = speech_act_modes(requirement)
+    allowed = speech_act_modes(statement(requirement))
     extra = speech_act_modes(item.text) - allowed
     if not extra:
         return None
@@ -109,8 +111,9 @@ def speech_act_mismatch(requirement: str, scope: RequirementScope, item: TypedEv
 
 def negated_support(requirement: str, scope: RequirementScope, item: TypedEvidence,
                     as_of: datetime | None) -> str | None:
-    """A negated clause of the passage, sharing a content word with a positive requirement."""
-    if has_negated_clause(requirement):
+    """A negated clause of the passage, sharing a content word with a positive requirement (a "whether …"
+    requirement is settled by a "no" as well, so it is never flagged)."""
+    if has_negated_clause(requirement) or is_yes_no(requirement):
         return None
     mine = content_tokens(requirement)
     for clause in negated_clauses(item.text):

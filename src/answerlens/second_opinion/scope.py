@@ -28,6 +28,7 @@ EXHAUSTIVE = re.compile(
     r"\b(?:complete|full|whole|exhaustive)\s+(?:list|set)\b|\blist(?:s|ed)?\b|\bevery(?:thing|one|body)?\b|"
     r"(?<!\bat\s)\ball\b(?!-)", _I)
 """A count or a complete list: "how many", "number of", "all", "every", "list" … ("at all" and "all-hands" are not)."""
+_YES_NO = re.compile(r"^\s*whether(?:\s+or\s+not)?\s+", _I)
 _CLAUSE_BREAK = re.compile(
     r"(?:[,;:?]\s*(?:(?:and|or|but)\s+)?|\s+(?:and|or|but)\s+)"
     r"(?=(?:what|which|who|whom|whose|when|where|why|how|did|does|do|is|are|was|were|has|have|had|can|could|"
@@ -68,6 +69,18 @@ def clause_for(requirement: str, question: str) -> str | None:
                       key=lambda pair: pair[0], reverse=True)
     best, runner_up = overlaps[0][0], overlaps[1][0]
     return overlaps[0][1] if best > runner_up else None
+
+
+def is_yes_no(requirement: str) -> bool:
+    """A "whether …" requirement: evidence that settles it either way (a "no" included) is its support."""
+    return _YES_NO.match(requirement) is not None
+
+
+def statement(requirement: str) -> str:
+    """The requirement as a statement: a leading "whether (or not)" and a trailing "?" are its question form,
+    not doubt, so they do not count as the uncertainty or question a passage's speech act must match."""
+    text = _YES_NO.sub("", requirement).rstrip().rstrip("?").rstrip()
+    return text or requirement
 
 
 def about_the_past(text: str) -> bool:
