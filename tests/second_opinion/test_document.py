@@ -57,3 +57,9 @@ async def test_a_malformed_strict_block_is_a_problem_not_a_crash() -> None:
     printed["second_opinion"]["strict"] = {"verdict": "answerable"}
     problems = verify_document(printed)
     assert problems[0].startswith("second_opinion.strict: malformed")
+
+
+async def test_a_null_second_opinion_is_a_problem() -> None:
+    printed, _, _ = await document("second_opinion_incident_count")
+    printed["second_opinion"] = None
+    assert verify_document(printed) == ("second_opinion: not a second opinion (expected a JSON object)",)

@@ -65,7 +65,7 @@ def verify_document(document: Mapping[str, Any], *, bundle: MemoryBundle | None 
     """Problems of the assessment (``verify_assessment``), of its second opinion, and of the strict view."""
     assessment, opinion, problems = split_document(document)
     problems += verify_assessment(assessment, bundle=bundle).problems
-    if opinion is not None:
+    if KEY in document:  # even a null one: a document that names a second opinion must carry a valid one
         problems += verify_second_opinion(opinion, assessment, bundle=bundle)
     return tuple(problems)
 
