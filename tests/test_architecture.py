@@ -41,6 +41,7 @@ def test_no_vendor_llm_sdks() -> None:
 
 def test_public_api_is_pinned() -> None:
     assert answerlens.__all__ == [
+        "FLAG_RULES_VERSION",
         "PROMPT_SHA256",
         "PROMPT_VERSION",
         "SYSTEM_PROMPT",
@@ -64,19 +65,27 @@ def test_public_api_is_pinned() -> None:
         "DatasetError",
         "Decision",
         "DiscardReason",
+        "EvidencePolicy",
+        "Flag",
+        "FlagCode",
         "MemoryBundle",
         "ProviderMetadata",
+        "RequirementOpinion",
+        "SecondOpinion",
         "Span",
         "TrialError",
         "TrialResult",
+        "TypedEvidence",
         "VerificationReport",
         "assess_answerability",
         "bundle_evidence",
         "derive_assessment",
         "load_bundle",
         "render_bundle",
+        "second_opinion_for",
         "should_abstain",
         "verify_assessment",
+        "verify_second_opinion",
     ]
     for name in answerlens.__all__:
         assert hasattr(answerlens, name), name

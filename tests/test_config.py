@@ -118,3 +118,19 @@ def test_prompt_choice_is_not_hashed() -> None:
 def test_unknown_prompt_is_refused() -> None:
     with pytest.raises(ValidationError, match="prompt"):
         AnswerabilityConfig(prompt="gpt")
+
+
+def test_evidence_policy_is_hashed_only_when_strict() -> None:
+    base = AnswerabilityConfig(**PRME_CONFIG)
+    standard = AnswerabilityConfig(**PRME_CONFIG, evidence_policy="standard")
+    strict = AnswerabilityConfig(**PRME_CONFIG, evidence_policy="strict")
+    assert base.evidence_policy is None and standard.evidence_policy is None  # standard is the default
+    assert "evidence_policy" not in base.public_dump() and "evidence_policy" not in standard.public_dump()
+    assert _sha(standard) == _sha(base) == "07697f20436c896db1eed50d46eebf8b73a2f317446e4625c9efd71af2c38c70"
+    assert strict.public_dump()["evidence_policy"] == "strict"
+    assert _sha(strict) != _sha(base)
+
+
+def test_unknown_evidence_policy_is_refused() -> None:
+    with pytest.raises(ValidationError):
+        AnswerabilityConfig(evidence_policy="lenient")

@@ -28,6 +28,7 @@ from answerlens import (
 )
 from answerlens.loading import SimpleBundle
 from answerlens.samples import Sample, list_samples, load_sample
+from answerlens.second_opinion import second_opinion_for
 
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_bundles"
 
@@ -73,7 +74,18 @@ CASES = {
     "superseded_database_timeline": Case("answerable"),
     "assistant_advice_role": Case("insufficient"),
     "large_platform_history": Case("partial"),
+    "second_opinion_plan_as_fact": Case("answerable"),
+    "second_opinion_superseded_region": Case("answerable"),
+    "second_opinion_incident_count": Case("answerable"),
 }
+
+SECOND_OPINION = {
+    "second_opinion_plan_as_fact": ([["speech_act_mismatch"]], "insufficient"),
+    "second_opinion_superseded_region": ([["superseded_for_present"]], "insufficient"),
+    "second_opinion_incident_count": ([["exhaustive_needs_aggregation"]], "insufficient"),
+    "superseded_database_timeline": ([[], []], "answerable"),
+}
+"""Per sample: the flag codes per requirement and the strict verdict its recorded reply must get (no NLI model)."""
 
 ALL = [pytest.param(name, id=name) for name in CASES]
 ASSESSED = [pytest.param(name, id=name) for name, case in CASES.items() if case.error is None]
@@ -116,6 +128,11 @@ def test_sample_validates_and_loads(name: str) -> None:
     assert (item.expected.verdict is None) != (item.expected.error is None), "exactly one expectation"
     case = CASES[name]
     assert (item.expected.verdict, item.expected.error) == (case.verdict, case.error)
+    if name.startswith("second_opinion_"):
+        assert item.expected.second_opinion is not None, "a second-opinion sample says what it must flag"
+    if item.expected.second_opinion is not None:
+        promised = (item.expected.second_opinion.flags, item.expected.second_opinion.strict_verdict)
+        assert promised == SECOND_OPINION[name]
     if name in NOT_HAND_WRITTEN:
         assert item.recorded_reply_source != "hand-written"
     else:
@@ -170,6 +187,18 @@ async def test_clean_replies_cite_labels_printed_in_the_context(name: str) -> No
             assert citation.span is not None and citation.line is not None
             assert context[citation.span.start : citation.span.end] == citation.normalized
             assert "\n" not in context[citation.line.start : citation.line.end]
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, id=name) for name in SECOND_OPINION])
+async def test_second_opinion_on_the_recorded_reply(name: str) -> None:
+    """The model's recorded reply says supported; the second opinion flags exactly what the sample promises."""
+    item = sample(name)
+    assessment = await replay(item)
+    opinion = await second_opinion_for(assessment, item.load(name), item.question, policy="strict")
+    flags, strict = SECOND_OPINION[name]
+    assert [[flag.code.value for flag in r.flags] for r in opinion.requirements] == flags
+    assert opinion.strict is not None and opinion.strict.verdict.value == strict
+    assert all(r.status.value == "supported" for r in opinion.requirements)
 
 
 # --- individual samples ------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from answerlens.abstention import should_abstain
 from answerlens.assessment import AnswerabilityAssessment, AnswerabilityRequirement, ProviderMetadata, derive_assessment
 from answerlens.citations import CitationDecision, Decision, DiscardReason, Span
 from answerlens.claims import ClaimEvidence, ClaimVerification, ClaimVerificationConfig, ClaimVerifier, bundle_evidence
-from answerlens.config import AnswerabilityConfig
+from answerlens.config import AnswerabilityConfig, EvidencePolicy
 from answerlens.errors import (
     AnswerabilityError,
     AnswerlensError,
@@ -21,6 +21,16 @@ from answerlens.loading import load_bundle
 from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, SYSTEM_PROMPT
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.render import render_bundle
+from answerlens.second_opinion import (
+    FLAG_RULES_VERSION,
+    Flag,
+    FlagCode,
+    RequirementOpinion,
+    SecondOpinion,
+    TypedEvidence,
+    second_opinion_for,
+    verify_second_opinion,
+)
 from answerlens.trials.result import TrialResult
 from answerlens.verdict import AnswerabilityAction, AnswerabilityStatus, AnswerabilityVerdict
 from answerlens.verification import VerificationReport, verify_assessment
@@ -28,6 +38,7 @@ from answerlens.verification import VerificationReport, verify_assessment
 __version__ = "0.1.0"
 
 __all__ = [
+    "FLAG_RULES_VERSION",
     "PROMPT_SHA256",
     "PROMPT_VERSION",
     "SYSTEM_PROMPT",
@@ -51,17 +62,25 @@ __all__ = [
     "DatasetError",
     "Decision",
     "DiscardReason",
+    "EvidencePolicy",
+    "Flag",
+    "FlagCode",
     "MemoryBundle",
     "ProviderMetadata",
+    "RequirementOpinion",
+    "SecondOpinion",
     "Span",
     "TrialError",
     "TrialResult",
+    "TypedEvidence",
     "VerificationReport",
     "assess_answerability",
     "bundle_evidence",
     "derive_assessment",
     "load_bundle",
     "render_bundle",
+    "second_opinion_for",
     "should_abstain",
     "verify_assessment",
+    "verify_second_opinion",
 ]

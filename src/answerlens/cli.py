@@ -31,12 +31,12 @@ from answerlens.recording import Recording
 from answerlens.records import ContextFormat
 from answerlens.render import render_bundle
 from answerlens.samples import Sample, is_sample
+from answerlens.second_opinion import command as second_opinion
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.gates import load_gates
 from answerlens.trials.reader import FoundAssessment, assessments_in, assessments_of, read_trial, trial_source
 from answerlens.trials.report import report_lines as trial_report_lines
 from answerlens.trials.runner import Progress, run_trial
-from answerlens.verification import verify_assessment
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_BAD_INPUT, EXIT_PROVIDER = 0, 1, 2, 3
 
@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     assess.add_argument("--prompt-version", help="prompt identity to record (replay of another tool's run)")
     assess.add_argument("--prompt-sha256", help="prompt hash to record (with --prompt-version)")
     assess.add_argument("--json", action="store_true", help="print the assessment JSON")
+    second_opinion.add_options(assess)
     assess.set_defaults(handler=_assess)
 
     verify = commands.add_parser("verify", help="verify an assessment or a trial result file")
@@ -193,7 +194,10 @@ def _assess(args: argparse.Namespace) -> int:
             prompt_version=args.prompt_version, prompt_sha256=args.prompt_sha256,
             provider_metadata=assessment.provider_metadata,
         )
-    _print_assessment(assessment, as_json=args.json)
+    if second_opinion.wanted(args):
+        second_opinion.print_with_second_opinion(args, assessment, bundle, question, as_json=args.json)
+    else:
+        _print_assessment(assessment, as_json=args.json)
     return EXIT_OK
 
 
@@ -236,8 +240,8 @@ def _config(args: argparse.Namespace, sample: Sample | None) -> AnswerabilityCon
         if not key:
             raise UsageError(f"environment variable {args.api_key_env} is not set or empty")
         values["api_key"] = SecretStr(key)
-    for name in ("timeout", "temperature", "seed", "max_retries", "prompt"):
-        if getattr(args, name) is not None:
+    for name in ("timeout", "temperature", "seed", "max_retries", "prompt", "evidence_policy"):
+        if getattr(args, name, None) is not None:
             values[name] = getattr(args, name)
     try:
         return AnswerabilityConfig(**values)
@@ -264,10 +268,10 @@ def _verify(args: argparse.Namespace) -> int:
     bundle = load_bundle(_read_source(args.bundle)[0], name=args.bundle) if args.bundle else None
     failures = 0
     for item in found:
-        report = verify_assessment(item.data, bundle=bundle)
-        if not report.ok:
+        problems = second_opinion.verification_problems(item.data, bundle)
+        if problems:
             failures += 1
-            for problem in report.problems:
+            for problem in problems:
                 print(f"{_label(item)}: {problem}")
     total = len(found)
     if failures:

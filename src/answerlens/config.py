@@ -5,6 +5,7 @@ The default model follows the provider (``DEFAULT_MODELS``, the one definition t
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -29,6 +30,17 @@ def default_model(provider: str) -> str:
 DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024
 """Largest decoded reply body read when ``max_reply_bytes`` is unset (8 MiB)."""
 MAX_REPLY_BYTES_LIMIT = 1024 * 1024 * 1024
+
+
+
+class EvidencePolicy(str, Enum):
+    """How the second opinion's flags and verifier act on the verdict (answerlens only)."""
+
+    STANDARD = "standard"
+    """The model-derived verdict stands; flags and the verifier are shown beside it."""
+    STRICT = "strict"
+    """Support that a flag or the verifier contradicts is demoted and the verdict re-derived."""
+
 
 UPSTREAM_FIELDS = frozenset(
     {"provider", "model", "api_key", "base_url", "max_retries", "timeout", "temperature", "reasoning_effort"}
@@ -74,6 +86,11 @@ class AnswerabilityConfig(BaseModel):
     """answerlens: which prompt to send: ours (``answerlens``) or PRME 0.15.0's verbatim (``prme``), with its
     user message, reply schema and prompt identity. Not hashed into ``configuration_sha256``."""
 
+    evidence_policy: EvidencePolicy | None = None
+    """answerlens: ``strict`` demotes support the second opinion contradicts (``second_opinion_for(...,
+    policy=config.evidence_policy)``). It changes outcomes, so it is hashed when set; ``standard`` is the default
+    and is stored as None, so a standard configuration hashes as upstream's."""
+
     @model_validator(mode="before")
     @classmethod
     def _provider_default_model(cls, data: Any) -> Any:
@@ -90,6 +107,11 @@ class AnswerabilityConfig(BaseModel):
         if not normalized:
             raise ValueError("must be nonempty")
         return normalized
+
+    @field_validator("evidence_policy")
+    @classmethod
+    def _standard_is_default(cls, value: EvidencePolicy | None) -> EvidencePolicy | None:
+        return None if value == EvidencePolicy.STANDARD else value
 
     @field_validator("base_url")
     @classmethod

@@ -14,6 +14,17 @@ from answerlens.recording import HAND_WRITTEN, Recording
 from answerlens.records import MemoryBundle
 
 
+class ExpectedSecondOpinion(BaseModel):
+    """What the second opinion should say about the recorded reply (no NLI model needed)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    flags: list[list[str]]
+    """Per requirement, in order, the flag codes raised (in the order they are listed)."""
+    strict_verdict: str
+    """The verdict under ``evidence_policy="strict"``."""
+
+
 class Expected(BaseModel):
     """What the recorded reply should lead to; the tests hold the samples to it."""
 
@@ -21,6 +32,7 @@ class Expected(BaseModel):
 
     verdict: str | None = None
     error: str | None = None
+    second_opinion: ExpectedSecondOpinion | None = None
 
 
 class Sample(BaseModel):

@@ -1,0 +1,82 @@
+"""The second opinion as readable report lines (the CLI's text output): badges, flags, verifier results, the
+strict changes and the hashes. Requirement texts are quoted as the reader format quotes them, so no text from
+a model or a record can break a line."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from answerlens.assessment import AnswerabilityAssessment
+from answerlens.explanation import report_lines as assessment_lines
+from answerlens.render import quote
+from answerlens.second_opinion.badges import badge
+from answerlens.second_opinion.models import RequirementOpinion, SecondOpinion, StrictOutcome, VerifierState
+
+
+def report_lines(assessment: AnswerabilityAssessment, opinion: SecondOpinion) -> list[str]:
+    """The assessment's report with the second opinion after it; under the strict policy the first line shows
+    the strict verdict and action (and the model-derived ones beside them)."""
+    lines = assessment_lines(assessment)
+    if opinion.strict is not None:
+        lines[0] = (f"verdict: {opinion.strict.verdict.value}    action: {opinion.strict.recommended_action.value}"
+                    f"    (strict evidence policy; model-derived: {assessment.verdict.value}, "
+                    f"{assessment.recommended_action.value})")
+    return [*lines, "", *opinion_lines(opinion)]
+
+
+def opinion_lines(opinion: SecondOpinion) -> list[str]:
+    lines = [f"second opinion (flag rules {opinion.flag_rules_version}, policy {opinion.policy.value}):",
+             f"  verifier: {_note(opinion)}"]
+    for index, item in enumerate(opinion.requirements):
+        lines.append(f"[{index}] {badge(item).value}: {quote(item.requirement)}")
+        lines += [f"      flag {flag.code.value} ({', '.join(flag.refs)}): {flag.reason}" for flag in item.flags]
+        if item.verifier is not None:
+            lines.append(f"      verifier: {_verifier(item)}")
+    if opinion.strict is not None:
+        lines += _strict_lines(opinion.strict)
+    lines += [f"  opinion_id     {opinion.opinion_id}", f"  opinion_sha256 {opinion.opinion_sha256}"]
+    return lines
+
+
+def _note(opinion: SecondOpinion) -> str:
+    note = opinion.verifier_note
+    if note.state == VerifierState.NOT_REQUESTED:
+        return "not requested"
+    if note.state == VerifierState.CHECKED:
+        checked = sum(item.verifier is not None for item in opinion.requirements)
+        return f"checked {checked} supported or conflicting requirement(s)"
+    text = note.message or note.state.value
+    if note.remedy:
+        return f"{text} — {note.remedy}"
+    return f"{text}: {note.detail}" if note.detail else text
+
+
+def _verifier(item: RequirementOpinion) -> str:
+    result = item.verifier
+    assert result is not None
+    refs = {evidence.memory_id: evidence.ref for evidence in item.typed_evidence}
+    parts = [result.status.value]
+    for side, group, basis in (("supporting", result.supporting_group, result.supporting_basis),
+                               ("refuting", result.refuting_group, result.refuting_basis)):
+        if group:
+            parts.append(f"{side} {_refs(group, refs)}" + (f" ({basis.value})" if basis else ""))
+    if result.limitations:
+        parts.append("limitations " + ", ".join(item.value for item in result.limitations))
+    return "; ".join(parts)
+
+
+def _refs(group: tuple[UUID, ...], refs: dict[UUID, str]) -> str:
+    return "+".join(refs.get(memory_id, str(memory_id)) for memory_id in group)
+
+
+def _strict_lines(strict: StrictOutcome) -> list[str]:
+    lines = [f"  strict policy: verdict {strict.verdict.value}, action {strict.recommended_action.value}"]
+    for change in strict.changes:
+        reasons = [code.value for code in change.flags]
+        if change.verifier_status is not None:
+            reasons.append(f"verifier {change.verifier_status.value}")
+        lines.append(f"    [{change.index}] {change.from_status.value} -> {change.to_status.value}: "
+                     f"{', '.join(reasons)}")
+    if not strict.changes:
+        lines.append("    nothing changed")
+    return lines
