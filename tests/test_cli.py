@@ -188,3 +188,24 @@ def test_verify_reads_trial_files_through_the_typed_reader(tmp_path: Path, capsy
     (folder / "result.json").write_text(json.dumps({**result, "finished_at": "2026-01-01T00:00:00+00:00"}))
     code, out, _ = run(capsys, "verify", str(folder))
     assert code == 0 and out == f"{folder}: ok ({result['summary']['samples']} assessments verified)\n"
+
+
+def test_the_parser_is_built_without_pydantic_or_httpx() -> None:
+    code = ("import sys; from answerlens.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('pydantic', 'httpx', 'answerlens.assessment') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
+
+
+def test_the_cli_s_light_constants_match_their_sources() -> None:
+    from typing import get_args
+
+    from answerlens.cli.common import FORMATS, PROMPTS
+    from answerlens.cli.verify import SECOND_OPINION_KEY
+    from answerlens.config import PromptName
+    from answerlens.records import ContextFormat
+    from answerlens.second_opinion.document import KEY
+
+    assert PROMPTS == get_args(PromptName)
+    assert FORMATS == tuple(item.value for item in ContextFormat)
+    assert SECOND_OPINION_KEY == KEY

@@ -19,9 +19,10 @@ exactly as upstream PRME does.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+if TYPE_CHECKING:  # only for annotations: the error tree itself imports nothing heavy
+    from pydantic import ValidationError
 
 
 class AnswerlensError(Exception):

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, Validatio
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.errors import DatasetError, describe_validation
+from answerlens.trials.found import SAMPLE_KIND
 
 STRICT = ConfigDict(frozen=True, extra="forbid")
 """Our own files."""
@@ -32,7 +33,6 @@ class ResultKind(StrEnum):
     """A result file of PRME's BEAM answerability runner (schema 1–3)."""
 
 
-SAMPLE_KIND: Literal["answerlens-trial-sample"] = "answerlens-trial-sample"
 UPSTREAM_SCHEMAS = frozenset({1, 2, 3})
 
 

@@ -8,7 +8,6 @@ recorded is refused (so what is verified or shown is what was written).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +15,9 @@ from pydantic import ValidationError
 
 from answerlens.errors import DatasetError, describe_validation
 from answerlens.trials import folder
+from answerlens.trials.found import FoundAssessment, holds_trial_log, plain_assessments
 from answerlens.trials.gates import default_gates, evaluate_gates
-from answerlens.trials.log import SAMPLE_KIND, ResultKind, TrialSample, parse_samples, round_trip_problem
+from answerlens.trials.log import ResultKind, TrialSample, parse_samples, round_trip_problem
 from answerlens.trials.result import DatasetRecord, TrialResult
 from answerlens.trials.summary import summarize
 from answerlens.trials.upstream import upstream_result
@@ -82,18 +82,6 @@ def _read_folder(path: Path) -> TrialResult:
                        quality_gates=evaluate_gates(summary, default_gates(summary)), samples=samples)
 
 
-@dataclass(frozen=True)
-class FoundAssessment:
-    """An assessment in a file: the file itself, or one sample of a trial."""
-
-    data: dict[str, Any]
-    """The assessment as a JSON object, as recorded."""
-    position: int | None = None
-    """Index in the trial's samples."""
-    question_id: str | None = None
-    repeat: int | None = None
-
-
 def assessments_of(result: TrialResult) -> list[FoundAssessment]:
     """Every assessed sample's assessment (error samples carry no verdict to verify or compare)."""
     return [FoundAssessment(sample.assessment.model_dump(mode="json"), position, sample.question_id, sample.repeat)
@@ -103,15 +91,10 @@ def assessments_of(result: TrialResult) -> list[FoundAssessment]:
 def assessments_in(data: Any, source: str) -> list[FoundAssessment]:
     """The assessments in a parsed JSON file: a trial result's (read through ``parse_trial``), a saved sample's,
     or the file itself when it is one. Empty when there is none; a malformed trial is a ``DatasetError``."""
-    if not isinstance(data, dict):
-        return []
+    if not holds_trial_log(data):
+        return plain_assessments(data)
     if isinstance(data.get("samples"), list):
         return assessments_of(parse_trial(data, source))
-    if data.get("kind") == SAMPLE_KIND:
-        sample = parse_samples([data], TrialSample, source)[0]
-        return [FoundAssessment(sample.assessment.model_dump(mode="json"), None, sample.question_id, sample.repeat)
-                ] if sample.assessment is not None else []
-    if "verdict" in data:
-        return [FoundAssessment(data)]
-    wrapped = data.get("assessment")  # a sample file of another runner (upstream's), read no further
-    return [FoundAssessment(wrapped)] if isinstance(wrapped, dict) else []
+    sample = parse_samples([data], TrialSample, source)[0]
+    return [FoundAssessment(sample.assessment.model_dump(mode="json"), None, sample.question_id, sample.repeat)
+            ] if sample.assessment is not None else []

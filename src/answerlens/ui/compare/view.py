@@ -8,7 +8,8 @@ from typing import Any
 import streamlit as st
 
 from answerlens.errors import BundleError, DatasetError
-from answerlens.trials.reader import FoundAssessment, assessments_in
+from answerlens.trials.found import FoundAssessment
+from answerlens.trials.reader import assessments_in
 from answerlens.ui.common import history, sources
 from answerlens.ui.common.markup import notice_html
 from answerlens.ui.compare.viewmodel import (

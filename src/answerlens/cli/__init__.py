@@ -1,0 +1,54 @@
+"""The ``answerlens`` command line: one module per command family, each imported only when its command runs.
+
+Exit codes: 0 ok, 1 verification problems (or failed gates), 2 bad input, 3 provider or model failure. Errors are
+one line on stderr. Only the standard library is imported to build the parser, so ``--help`` starts at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from answerlens.cli.common import EXIT_BAD_INPUT, EXIT_PROVIDER, UsageError, fail
+
+COMMANDS = ("assess", "verify", "render", "trial", "claims", "model")
+"""The command modules under ``answerlens.cli``, in the order ``--help`` lists them."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"answerlens: {message} (see `{self.prog} --help`)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="answerlens", description="Grounded abstention: does the evidence establish the answer?")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name in COMMANDS:
+        importlib.import_module(f"answerlens.cli.{name}").add_commands(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error already printed as one line
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    from answerlens.errors import AnswerabilityError, AnswerlensError
+
+    try:
+        return int(args.handler(args))
+    except AnswerabilityError as exc:
+        return fail(EXIT_PROVIDER, str(exc))
+    except (AnswerlensError, UsageError, ValueError, OSError) as exc:
+        return fail(EXIT_BAD_INPUT, str(exc))
+    except KeyboardInterrupt:
+        return fail(130, "interrupted")
+
+
+__all__ = ["build_parser", "main"]
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

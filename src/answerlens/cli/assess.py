@@ -1,0 +1,132 @@
+"""``answerlens assess``: one question over one bundle, live or replayed, with an optional second opinion."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from answerlens.cli.common import EXIT_OK, UsageError, add_provider_options, config_from, read_source, read_text
+
+if TYPE_CHECKING:
+    from answerlens.assessment import AnswerabilityAssessment
+    from answerlens.recording import Recording
+    from answerlens.samples import Sample
+
+
+def add_commands(commands: Any) -> None:
+    assess = commands.add_parser("assess", help="assess a question against a bundle")
+    assess.add_argument("bundle", help="bundle or sample JSON file")
+    assess.add_argument("-q", "--question", help="the question (default: the sample's question)")
+    assess.add_argument("--answer", help="a draft answer to check claim by claim")
+    add_provider_options(assess, ["ollama", "openai", "llamacpp", "replay"])
+    assess.add_argument("--replay-file", type=Path, metavar="RAW.json", help="recorded raw reply to replay")
+    assess.add_argument("--prompt-version", help="prompt identity to record (replay of another tool's run)")
+    assess.add_argument("--prompt-sha256", help="prompt hash to record (with --prompt-version)")
+    assess.add_argument("--json", action="store_true", help="print the assessment JSON")
+    assess.add_argument("--second-opinion", action="store_true",
+                        help="add typed evidence, deterministic flags and the NLI verifier per requirement")
+    assess.add_argument("--evidence-policy", choices=["standard", "strict"],
+                        help="strict (implies --second-opinion): demote flagged support and re-derive the verdict")
+    assess.add_argument("--nli-model-dir", type=Path, help="local ONNX NLI model folder for the verifier "
+                        "(default: $ANSWERLENS_NLI_MODEL, else the Hugging Face cache)")
+    assess.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from answerlens.evaluator import AnswerabilityEvaluator
+    from answerlens.loading import load_bundle
+
+    data, sample = read_source(args.bundle)
+    bundle = load_bundle(data, name=args.bundle)
+    question = args.question or (sample.question if sample else None)
+    if not question:
+        raise UsageError("a question is needed: pass -q QUESTION")
+    answer = args.answer if args.answer is not None else (sample.answer if sample and not args.question else None)
+    recording = _recording(args, sample) if args.provider == "replay" else None
+    config = config_from(args, sample)
+
+    async def assess() -> AnswerabilityAssessment:
+        async with AnswerabilityEvaluator(config, recording=recording) as evaluator:
+            return await evaluator.assess(question, bundle, answer=answer)
+
+    assessment = asyncio.run(assess())
+    if args.prompt_version or args.prompt_sha256:
+        assessment = _with_prompt_identity(args, assessment, question, bundle, answer)
+    if args.second_opinion or args.evidence_policy == "strict":
+        _print_with_second_opinion(args, assessment, bundle, question)
+    else:
+        _print(assessment, as_json=args.json)
+    return EXIT_OK
+
+
+def _with_prompt_identity(args: argparse.Namespace, assessment: AnswerabilityAssessment, question: str,
+                          bundle: Any, answer: str | None) -> AnswerabilityAssessment:
+    from answerlens.assessment import derive_assessment
+
+    if not (args.prompt_version and args.prompt_sha256):
+        raise UsageError("--prompt-version and --prompt-sha256 go together")
+    if assessment.raw_output_text is None:
+        raise UsageError("--prompt-version applies only when a reply was assessed")
+    return derive_assessment(question, bundle, assessment.raw_output_text, config=config_from(args),
+                             answer=answer, prompt_version=args.prompt_version, prompt_sha256=args.prompt_sha256,
+                             provider_metadata=assessment.provider_metadata)
+
+
+def _recording(args: argparse.Namespace, sample: Sample | None) -> Recording:
+    from answerlens.audit import sha256_text
+    from answerlens.recording import Recording
+
+    if args.replay_file is not None:
+        text = read_text(args.replay_file)
+        return Recording.of(text, author=None, source=str(args.replay_file), source_sha256=sha256_text(text))
+    if sample is not None and sample.recorded_reply is not None:
+        source = Path(args.bundle)
+        recording = sample.recording(source=source.name, source_sha256=_file_sha256(source))
+        assert recording is not None
+        return recording
+    raise UsageError("--provider replay needs --replay-file RAW.json (or a sample with a recorded reply)")
+
+
+def _file_sha256(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _print(assessment: AnswerabilityAssessment, *, as_json: bool) -> None:
+    from answerlens.explanation import report_lines
+
+    print(assessment.model_dump_json(indent=2) if as_json else "\n".join(report_lines(assessment)))
+
+
+def _print_with_second_opinion(args: argparse.Namespace, assessment: AnswerabilityAssessment, bundle: Any,
+                               question: str) -> None:
+    """The assessment with its second opinion; under the strict policy the printed verdict is the strict one.
+
+    The verifier runs the pinned NLI model from ``--nli-model-dir`` (or its defaults); when it is not installed
+    the opinion says so and the flags still show.
+    """
+    import asyncio
+
+    from answerlens.claims import ClaimVerificationConfig, ClaimVerifier
+    from answerlens.claims.onnx_scorer import OnnxNliScorer
+    from answerlens.second_opinion.document import output_document
+    from answerlens.second_opinion.opinion import second_opinion_for
+    from answerlens.second_opinion.report import report_lines
+
+    settings = ClaimVerificationConfig()
+    scorer = OnnxNliScorer(args.nli_model_dir, model=settings.model, revision=settings.revision,
+                           batch_size=settings.batch_size)
+    verifier = ClaimVerifier(settings, scorer=scorer)
+    opinion = asyncio.run(second_opinion_for(assessment, bundle, question, verifier=verifier,
+                                             policy=args.evidence_policy))
+    if args.json:
+        print(json.dumps(output_document(assessment, opinion), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(report_lines(assessment, opinion)))

@@ -1,0 +1,108 @@
+"""What several commands share: exit codes, usage errors, provider options, the configuration and the bundle.
+
+Only the standard library at module level: the parser is built without importing pydantic or httpx.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from answerlens.providers.kinds import KINDS
+
+if TYPE_CHECKING:
+    from answerlens.config import AnswerabilityConfig
+    from answerlens.samples import Sample
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_BAD_INPUT, EXIT_PROVIDER = 0, 1, 2, 3
+PROMPTS = ("answerlens", "prme")
+"""``AnswerabilityConfig.prompt``'s choices (a test pins them to the config's)."""
+FORMATS = ("reader", "auditable", "compact")
+"""``ContextFormat``'s values (a test pins them)."""
+
+
+class UsageError(Exception):
+    """Bad command-line input (exit 2)."""
+
+
+def fail(code: int, message: str) -> int:
+    print(f"answerlens: {' '.join(message.split())}", file=sys.stderr)
+    return code
+
+
+def add_provider_options(parser: argparse.ArgumentParser, providers: list[str]) -> None:
+    defaults = ", ".join(f"{name}: {KINDS[name].default_model}" for name in providers)
+    sample_note = "; replay: the sample's recorded model" if "replay" in providers else ""
+    parser.add_argument("--provider", choices=providers, default="ollama")
+    parser.add_argument("--model", help=f"model name (default per provider: {defaults}{sample_note})")
+    parser.add_argument("--base-url", help="server base URL, e.g. http://127.0.0.1:11434/v1")
+    parser.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    parser.add_argument("--timeout", type=float, help="seconds for the whole call (default 30)")
+    parser.add_argument("--temperature", type=float)
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--max-retries", type=int)
+    parser.add_argument("--prompt", choices=list(PROMPTS),
+                        help="answerlens' prompt (default) or PRME 0.15.0's verbatim, with its prompt identity")
+
+
+CONFIG_OPTIONS = ("timeout", "temperature", "seed", "max_retries", "prompt", "evidence_policy")
+
+
+def config_from(args: argparse.Namespace, sample: Sample | None = None) -> AnswerabilityConfig:
+    """The configuration the options describe; a bad value is a ``UsageError`` naming it (never the key)."""
+    from pydantic import SecretStr, ValidationError
+
+    from answerlens.config import AnswerabilityConfig
+    from answerlens.errors import describe_validation
+
+    values: dict[str, Any] = {"provider": args.provider}
+    model = args.model or (sample.recorded_model if args.provider == "replay" and sample else None)
+    if model:
+        values["model"] = model
+    if args.base_url:
+        values["base_url"] = args.base_url
+    if args.api_key_env:
+        key = os.environ.get(args.api_key_env)
+        if not key:
+            raise UsageError(f"environment variable {args.api_key_env} is not set or empty")
+        values["api_key"] = SecretStr(key)
+    for name in CONFIG_OPTIONS:
+        if getattr(args, name, None) is not None:
+            values[name] = getattr(args, name)
+    try:
+        return AnswerabilityConfig(**values)
+    except ValidationError as exc:
+        raise UsageError(f"invalid configuration: {describe_validation(exc, '')}") from None
+
+
+def read_source(path_text: str) -> tuple[Any, Sample | None]:
+    """A bundle file's JSON, and its sample when it is a sample file (question, recorded reply)."""
+    from pydantic import ValidationError
+
+    from answerlens.errors import describe_validation
+    from answerlens.json_reader import read_json
+    from answerlens.samples import Sample, is_sample
+
+    data = read_json(Path(path_text))
+    if is_sample(data):
+        try:
+            return data["bundle"], Sample.model_validate(data)
+        except ValidationError as exc:
+            raise UsageError(f"{path_text}: {describe_validation(exc)}") from None
+    return data, None
+
+
+def load_source(path_text: str) -> Any:
+    """The bundle a bundle or sample file holds, loaded."""
+    from answerlens.loading import load_bundle
+
+    return load_bundle(read_source(path_text)[0], name=path_text)
+
+
+def read_text(path: Path) -> str:
+    from answerlens.json_reader import read_text as bounded
+
+    return bounded(path, error=lambda message, label: UsageError(f"{label}: {message}"))
