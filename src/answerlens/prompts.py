@@ -7,6 +7,7 @@ one by ``AnswerabilityConfig.prompt``. ``parse_reply`` is the single place a mod
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
@@ -126,6 +127,84 @@ RESPONSE_SCHEMA: dict[str, Any] = {
     "required": ["requirements", "reasoning"],
 }
 RESPONSE_SCHEMA_NAME = "answerability_assessment"
+
+
+MAX_BOUNDED_REQUIREMENTS = 12
+"""Ceiling of the derived requirement bound, whatever the question's length."""
+_CLAUSE_BREAK = re.compile(r"[,;:?!]|\.(?!\d)|\b(?:and|or|also|then|plus|as well as)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ReplyBound:
+    """Limits on the reply sent to servers that enforce the schema as a grammar (llama.cpp), so that a small
+    model looping inside the JSON must still close it.
+
+    Only what the server is given is bounded: ``RawAssessment`` still accepts every reply upstream accepts, and
+    the schema is not hashed (the prompt is), so a bound changes no audited hash.
+    """
+
+    requirements: int
+    refs: int = 8
+    ref_chars: int = 40
+    """Enough for an auditable record's UUID (36 characters)."""
+    requirement_chars: int = 160
+    explanation_chars: int = 240
+    reasoning_chars: int = 400
+
+    def schema(self, base: dict[str, Any] = RESPONSE_SCHEMA) -> dict[str, Any]:
+        """``base`` (our reply schema, or PRME's) with ``maxItems`` and ``maxLength`` on every list and text."""
+        schema = copy.deepcopy(base)
+        requirements = schema["properties"]["requirements"]
+        requirements["maxItems"] = self.requirements
+        fields = _resolve(schema, requirements["items"])["properties"]
+        fields["requirement"]["maxLength"] = self.requirement_chars
+        fields["evidence_refs"]["maxItems"] = self.refs
+        fields["evidence_refs"]["items"]["maxLength"] = self.ref_chars
+        fields["explanation"]["maxLength"] = self.explanation_chars
+        schema["properties"]["reasoning"]["maxLength"] = self.reasoning_chars
+        return schema
+
+    @property
+    def max_chars(self) -> int:
+        """The longest reply the schema allows, written as compact JSON without escapes."""
+        status = max(len(status.value) for status in AnswerabilityStatus)
+        refs = self.refs * (self.ref_chars + 2) + self.refs - 1
+        empty_item = {"requirement": "", "status": "", "evidence_refs": [], "explanation": ""}
+        item = _compact_len(empty_item) + self.requirement_chars + status + refs + self.explanation_chars
+        frame = _compact_len({"requirements": [], "reasoning": ""}) + self.reasoning_chars
+        return frame + self.requirements * item + self.requirements - 1
+
+    @property
+    def max_tokens(self) -> int:
+        """A reply limit a bounded reply stays under: every token carries at least one character, and the
+        whitespace a grammar lets a model add is far less than the ~4 characters a token averages."""
+        return self.max_chars
+
+
+def _resolve(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    """A subschema, following a local ``$ref`` (PRME's schema keeps the requirement under ``$defs``)."""
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        resolved: dict[str, Any] = schema["$defs"][ref.removeprefix("#/$defs/")]
+        return resolved
+    return node
+
+
+def _compact_len(value: Any) -> int:
+    return len(json.dumps(value, separators=(",", ":")))
+
+
+def clause_count(text: str) -> int:
+    """How many separately askable parts a text has: the pieces between commas, semicolons, question marks,
+    sentence ends and conjunctions that hold at least two words (at least one part)."""
+    return max(1, sum(1 for part in _CLAUSE_BREAK.split(text) if len(part.split()) >= 2))
+
+
+def reply_bound(query: str, answer: str | None = None) -> ReplyBound:
+    """The bound for one question: a requirement per clause of the question and of the draft, and two more for a
+    model that splits finer, at most ``MAX_BOUNDED_REQUIREMENTS``."""
+    parts = clause_count(query) + (clause_count(answer) if answer else 0)
+    return ReplyBound(requirements=min(MAX_BOUNDED_REQUIREMENTS, parts + 2))
 
 
 DRAFT_INSTRUCTION = (
