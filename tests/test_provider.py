@@ -16,7 +16,7 @@ import pytest
 from pydantic import SecretStr
 
 from answerlens import AnswerabilityConfig, AnswerabilityError, AnswerabilityEvaluator, assess_answerability
-from answerlens.prompts import RESPONSE_SCHEMA, RESPONSE_SCHEMA_NAME, SYSTEM_PROMPT
+from answerlens.prompts import RESPONSE_SCHEMA, RESPONSE_SCHEMA_NAME, SYSTEM_PROMPT, reply_bound
 from answerlens.providers.preflight import list_models
 from tests.paths import PRME  # noqa: E402
 from tests.scripted_server import (
@@ -172,19 +172,32 @@ async def test_llamacpp_gets_its_own_sampling_options_and_only_it(scripted_serve
     await assess(config(scripted_server, "llamacpp", max_tokens=300))
     await assess(config(scripted_server, "openai"))
     default, bounded, plain = (request.json for request in scripted_server.requests)
-    assert (default["repeat_penalty"], default["cache_prompt"], default["max_tokens"]) == (1.1, False, 1024)
-    assert default["response_format"]["type"] == "json_schema"
+    bound = reply_bound(QUESTION)
+    assert (default["repeat_penalty"], default["cache_prompt"], default["max_tokens"]) == (1.1, False,
+                                                                                           bound.max_tokens)
+    assert default["response_format"]["json_schema"]["schema"] == bound.schema() != RESPONSE_SCHEMA
+    assert (default["stream"], default["return_progress"]) == (True, True)
     assert bounded["max_tokens"] == 300
-    assert not {"repeat_penalty", "cache_prompt", "max_tokens"} & plain.keys()
+    assert not {"repeat_penalty", "cache_prompt", "max_tokens", "stream"} & plain.keys()
+    assert plain["response_format"]["json_schema"]["schema"] == RESPONSE_SCHEMA
 
 
 @pytest.mark.parametrize("finish", ["length", "abort", None])
 async def test_llamacpp_any_finish_but_stop_is_truncation(scripted_server: ScriptedServer, finish: str | None) -> None:
     scripted_server.script("/v1/chat/completions", openai_chat(VALID, finish_reason=finish))
     with pytest.raises(AnswerabilityError) as info:
-        await assess(config(scripted_server, "llamacpp"))
+        await assess(config(scripted_server, "llamacpp", max_tokens=54))  # the reply used all 54 tokens
     assert_failure(info.value, "truncated", scripted_server.base_url)
     assert "the llama.cpp server at" in str(info.value)
+
+
+async def test_llamacpp_length_short_of_max_tokens_is_a_full_context(scripted_server: ScriptedServer) -> None:
+    # llama.cpp ends with "length" when prompt and reply fill its window, before max_tokens (54 of 300 here).
+    scripted_server.script("/v1/chat/completions", openai_chat(VALID, finish_reason="length"))
+    with pytest.raises(AnswerabilityError) as info:
+        await assess(config(scripted_server, "llamacpp", max_tokens=300))
+    assert_failure(info.value, "context_too_long", scripted_server.base_url)
+    assert "after 54 reply tokens (prompt: 321 tokens)" in str(info.value) and "--ctx" in (info.value.remedy or "")
 
 
 async def test_openai_falls_back_to_json_object_and_remembers(scripted_server: ScriptedServer) -> None:

@@ -16,9 +16,9 @@ from answerlens.assessment import (
 )
 from answerlens.config import AnswerabilityConfig
 from answerlens.loading import load_bundle
-from answerlens.prompts import NO_EVIDENCE_RAW, prompt_for
+from answerlens.prompts import NO_EVIDENCE_RAW, prompt_for, reply_bound
 from answerlens.providers.ask import RawReply, make_engine, request_raw_assessment
-from answerlens.providers.engine import Engine
+from answerlens.providers.engine import Engine, ProgressCallback
 from answerlens.providers.http import client_timeout, failures_for, make_client
 from answerlens.providers.replay import ReplayEngine
 from answerlens.recording import Recording, ReplyOrigin
@@ -55,12 +55,14 @@ class AnswerabilityEvaluator:
             self._engine = make_engine(self.config, self._client, failures_for(self.config), self._recording)
         return self._engine
 
-    async def assess(self, query: str, bundle: Any, *, answer: str | None = None) -> AnswerabilityAssessment:
+    async def assess(self, query: str, bundle: Any, *, answer: str | None = None,
+                     progress: ProgressCallback | None = None) -> AnswerabilityAssessment:
         """Assess whether one exact packed bundle supports a query (and a draft answer, when given).
 
         An empty context, or one with no citable tokens, returns ``insufficient`` without a model call.
         Provider, timeout, transport and schema failures raise ``AnswerabilityError``; a reader bundle
-        packed without citations raises ``ValueError``; a bad bundle raises ``BundleError``.
+        packed without citations raises ``ValueError``; a bad bundle raises ``BundleError``. ``progress`` is
+        called with each stage of the model call the engine can see (llama.cpp: prompt read, tokens generated).
         """
         inputs = prepare_inputs(query, load_bundle(bundle), answer)
         identity = PromptIdentity.of(self.config)
@@ -75,6 +77,8 @@ class AnswerabilityEvaluator:
             prompt.user_message(inputs.query, inputs.context, inputs.answer),
             max_retries=self.config.max_retries,
             timeout=self.config.timeout,
+            bound=reply_bound(inputs.query, inputs.answer),
+            progress=progress,
         )
         return derive(inputs, reply.raw, reply.text, config=self.config, prompt=identity,
                       provider_metadata=_metadata(engine, reply))

@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import httpx
 
 from answerlens.config import AnswerabilityConfig
-from answerlens.prompts import RawAssessment, ReplyError, parse_reply
-from answerlens.providers.engine import ChatReply, Engine
+from answerlens.prompts import RawAssessment, ReplyBound, ReplyError, parse_reply
+from answerlens.providers.engine import CallProgress, ChatReply, Engine, ProgressCallback, Stage
 from answerlens.providers.http import Failures
 from answerlens.providers.kinds import Wire, provider_kind
+from answerlens.providers.llamacpp import LlamaCppEngine
 from answerlens.providers.ollama import OllamaEngine
-from answerlens.providers.openai import LlamaCppEngine, OpenAIEngine
+from answerlens.providers.openai import OpenAIEngine
 from answerlens.providers.replay import ReplayEngine
 from answerlens.recording import Recording
 
@@ -50,34 +51,45 @@ def make_engine(config: AnswerabilityConfig, client: httpx.AsyncClient, failures
 
 
 async def request_raw_assessment(
-    engine: Engine, failures: Failures, system: str, user: str, *, max_retries: int, timeout: float
+    engine: Engine, failures: Failures, system: str, user: str, *, max_retries: int, timeout: float,
+    bound: ReplyBound | None = None, progress: ProgressCallback | None = None,
 ) -> RawReply:
     """Ask, validate, and re-ask at most ``max_retries`` times with the validation error; all within
-    ``timeout`` seconds."""
+    ``timeout`` seconds. ``bound`` and ``progress`` go to the engine (see ``Engine``)."""
     started = time.perf_counter()
-    progress = _Progress()
+    calls = _Calls(progress)
     try:
         async with asyncio.timeout(timeout) as deadline:
-            return await _ask(engine, failures, system, user, max_retries, started, progress)
+            return await _ask(engine, failures, system, user, max_retries, started, calls, bound)
     except TimeoutError:
         if not deadline.expired():
             raise
-        raise failures.timeout(timeout, progress.requests) from None
+        raise failures.timeout(timeout, calls.requests) from None
 
 
 @dataclass
-class _Progress:
+class _Calls:
+    """How many requests were started, and the caller's progress callback with the attempt filled in."""
+
+    callback: ProgressCallback | None
     requests: int = 0
+
+    def report(self, progress: CallProgress) -> None:
+        if self.callback is not None:
+            self.callback(replace(progress, attempt=self.requests))
 
 
 async def _ask(engine: Engine, failures: Failures, system: str, user: str, max_retries: int,
-               started: float, progress: _Progress) -> RawReply:
+               started: float, calls: _Calls, bound: ReplyBound | None) -> RawReply:
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     if isinstance(engine, ReplayEngine):
         max_retries = 0  # a recording says the same thing however often it is asked
     for attempt in range(1, max_retries + 2):
-        progress.requests = attempt
-        reply = await engine.chat(messages)
+        calls.requests = attempt
+        calls.report(CallProgress(Stage.SENT))
+        reply = await engine.chat(messages, bound=bound, progress=calls.report)
+        calls.report(CallProgress(Stage.CHECKING, prompt_tokens=reply.prompt_tokens,
+                                  generated=reply.completion_tokens or 0))
         if reply.finish_reason == "length" or (engine.truncates_unless_stopped and reply.finish_reason != "stop"):
             raise failures.truncated(f"finish reason {reply.finish_reason!r}", reply.text)
         try:

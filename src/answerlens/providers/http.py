@@ -11,10 +11,12 @@ redacted, in its escaped forms too, from anything a server sends.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import ipaddress
 import json
 import ssl
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, quote_plus
@@ -232,6 +234,34 @@ async def send(client: httpx.AsyncClient, failures: Failures, method: str, url: 
         raise failures.transport(exc) from exc
     except (httpx.HTTPError, httpx.InvalidURL, ValueError, OverflowError, OSError, LookupError) as exc:
         raise failures.unsendable(exc) from exc
+
+
+@contextlib.asynccontextmanager
+async def open_stream(client: httpx.AsyncClient, failures: Failures, method: str, url: str, *,
+                      headers: dict[str, str], payload: dict[str, Any]) -> AsyncIterator[httpx.Response]:
+    """One request whose body the caller reads as it arrives (server-sent events). Transport problems raise
+    ``AnswerabilityError`` while connecting and while reading; leaving the block closes the connection, which is
+    how a server learns that nobody waits for the rest (llama.cpp then stops generating)."""
+    try:
+        response = await client.send(client.build_request(method, url, json=payload, headers=headers), stream=True)
+    except httpx.TransportError as exc:
+        raise failures.transport(exc) from exc
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError, OverflowError, OSError, LookupError) as exc:
+        raise failures.unsendable(exc) from exc
+    try:
+        yield response
+    except httpx.TransportError as exc:
+        raise failures.transport(exc) from exc
+    finally:
+        await response.aclose()
+
+
+async def read_whole(response: httpx.Response, failures: Failures, max_bytes: int) -> HttpReply:
+    """The rest of a streamed response, read as ``send`` reads a body: capped, and strict only for a reply."""
+    ok = 200 <= response.status_code < 300
+    body = await _read_capped(response, max_bytes if ok else ERROR_BODY_BYTES, failures, strict=ok)
+    return HttpReply(response.status_code, response.headers, body.decode(response.encoding or "utf-8",
+                                                                           errors="replace"))
 
 
 async def _read_capped(response: httpx.Response, limit: int, failures: Failures, *, strict: bool) -> bytes:

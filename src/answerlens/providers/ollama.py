@@ -7,8 +7,8 @@ from typing import Any
 import httpx
 
 from answerlens.config import AnswerabilityConfig
-from answerlens.prompts import prompt_for
-from answerlens.providers.engine import ChatReply
+from answerlens.prompts import ReplyBound, prompt_for
+from answerlens.providers.engine import ChatReply, ProgressCallback
 from answerlens.providers.http import (
     Failures,
     as_int,
@@ -53,7 +53,8 @@ class OllamaEngine:
             payload["think"] = _think(config)
         return payload
 
-    async def chat(self, messages: list[dict[str, str]]) -> ChatReply:
+    async def chat(self, messages: list[dict[str, str]], *, bound: ReplyBound | None = None,
+                   progress: ProgressCallback | None = None) -> ChatReply:
         assert self.base_url is not None
         url = f"{ollama_root(self.base_url)}/api/chat"
         headers = auth_headers(self.config)

@@ -1,4 +1,4 @@
-"""OpenAI-compatible chat servers (``POST {base_url}/chat/completions``), and llama.cpp's server among them."""
+"""OpenAI-compatible chat servers (``POST {base_url}/chat/completions``); llama.cpp's server extends this engine."""
 
 from __future__ import annotations
 
@@ -7,12 +7,9 @@ from typing import Any
 import httpx
 
 from answerlens.config import AnswerabilityConfig
-from answerlens.prompts import prompt_for
-from answerlens.providers.engine import ChatReply
+from answerlens.prompts import ReplyBound, prompt_for
+from answerlens.providers.engine import ChatReply, ProgressCallback
 from answerlens.providers.http import Failures, HttpReply, as_int, auth_headers, error_text, json_body, send
-
-LLAMACPP_MAX_TOKENS = 1024
-"""Reply bound for llama.cpp servers when none is configured: a looping small model stops here."""
 
 
 class OpenAIEngine:
@@ -52,15 +49,20 @@ class OpenAIEngine:
             payload["reasoning_effort"] = config.reasoning_effort
         return payload
 
-    async def chat(self, messages: list[dict[str, str]]) -> ChatReply:
+    async def chat(self, messages: list[dict[str, str]], *, bound: ReplyBound | None = None,
+                   progress: ProgressCallback | None = None) -> ChatReply:
         url = f"{self.base_url}/chat/completions"
         headers = auth_headers(self.config)
         response = await send(self.client, self.failures, "POST", url, headers=headers,
                               payload=self._payload(messages), max_bytes=self.config.reply_limit)
-        if self.response_format == "json_schema" and _rejects_json_schema(response):
+        if self.response_format == "json_schema" and rejects_json_schema(response):
             self.response_format = "json_object"
             response = await send(self.client, self.failures, "POST", url, headers=headers,
                                   payload=self._payload(messages), max_bytes=self.config.reply_limit)
+        return self._reply(response)
+
+    def _reply(self, response: HttpReply) -> ChatReply:
+        """A whole (non-streamed) completion body as a reply; any refusal raises ``AnswerabilityError``."""
         data = json_body(response, self.failures)
         try:
             choice = data["choices"][0]
@@ -79,26 +81,7 @@ class OpenAIEngine:
         )
 
 
-class LlamaCppEngine(OpenAIEngine):
-    """llama.cpp's OpenAI-compatible server (the embedded one, or any ``llama-server``).
-
-    Sends what only this engine understands: ``repeat_penalty`` 1.1 (at 1.0 long prompts looped until the token
-    bound), ``cache_prompt: false`` (prompt-cache reuse changed otherwise identical outputs), and a bounded
-    ``max_tokens``. Any finish reason but ``stop`` means the JSON was cut short.
-    """
-
-    name = "llamacpp"
-    truncates_unless_stopped = True
-
-    def _payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
-        payload = super()._payload(messages)
-        payload["repeat_penalty"] = 1.1
-        payload["cache_prompt"] = False
-        payload["max_tokens"] = self.config.max_tokens or LLAMACPP_MAX_TOKENS
-        return payload
-
-
-def _rejects_json_schema(response: HttpReply) -> bool:
+def rejects_json_schema(response: HttpReply) -> bool:
     if response.status_code not in (400, 404, 415, 422, 501):
         return False
     text = error_text(response).lower()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from answerlens.providers.engine import ChatReply
+from answerlens.prompts import ReplyBound
+from answerlens.providers.engine import ChatReply, ProgressCallback
 from answerlens.recording import Recording
 
 
@@ -20,5 +21,6 @@ class ReplayEngine:
     def text(self) -> str:
         return self.recording.text
 
-    async def chat(self, messages: list[dict[str, str]]) -> ChatReply:
+    async def chat(self, messages: list[dict[str, str]], *, bound: ReplyBound | None = None,
+                   progress: ProgressCallback | None = None) -> ChatReply:
         return ChatReply(text=self.recording.text, finish_reason="stop", response_format="recorded")
