@@ -25,12 +25,12 @@ if source is not None:
     question = ask.text_area("Question", key="inspect.question", height=80)
     answer = draft.text_area("Draft answer (optional: its claims are checked too)", key="inspect.answer",
                              height=80)
-    ready = bool(question.strip()) and choice.config is not None
+    ready = bool(question.strip()) and choice.config is not None and not result_view.busy("inspect")
     if st.button("Assess", type="primary", key="inspect.assess", disabled=not ready,
-                 help=None if ready else "type a question and set the endpoint first"):
+                 help=None if ready else "type a question and set the endpoint first (or wait for the run)"):
         result_view.assess("inspect", choice, source, question, answer if answer.strip() else None)
 
-if not result_view.show_failure("inspect"):
+if not result_view.progress("inspect") and not result_view.show_failure("inspect"):
     entry = result_view.history_picker("inspect")
     if entry is not None:
         result_view.show("inspect", entry)

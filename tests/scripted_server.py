@@ -305,3 +305,32 @@ class FullBacklog:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+
+# --- llama.cpp's streamed completions (server-sent events) ---------------------------------------------------
+
+PROMPT_TOKENS = 321
+
+
+def llamacpp_events(tokens: list[str], *, finish: str = "stop", prompt: int = PROMPT_TOKENS) -> list[dict[str, Any]]:
+    """The events llama.cpp streams for one completion with ``return_progress`` and ``include_usage``."""
+    opening = {"choices": [{"index": 0, "finish_reason": None, "delta": {"role": "assistant", "content": None}}]}
+    return [
+        {**opening, "prompt_progress": {"total": prompt, "cache": 0, "processed": 0, "time_ms": 0.1}},
+        {**opening, "prompt_progress": {"total": prompt, "cache": 0, "processed": prompt, "time_ms": 900.0}},
+        *({"choices": [{"index": 0, "finish_reason": None, "delta": {"content": token}}]} for token in tokens),
+        {"choices": [{"index": 0, "finish_reason": finish, "delta": {}}]},
+        {"choices": [], "usage": {"prompt_tokens": prompt, "completion_tokens": len(tokens)}},
+    ]
+
+
+def sse_bytes(items: list[dict[str, Any] | str]) -> Iterator[bytes]:
+    """Each item as one ``data:`` event."""
+    for item in items:
+        data = item if isinstance(item, str) else json.dumps(item)
+        yield f"data: {data}\n\n".encode()
+
+
+def sse(items: list[dict[str, Any] | str], *, done: bool = True) -> Reply:
+    """A streamed reply of these events, ended by ``[DONE]`` unless ``done`` is False."""
+    chunks = [*items, "[DONE]"] if done else items
+    return Reply(content_type="text/event-stream", stream=lambda: sse_bytes(chunks))

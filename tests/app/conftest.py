@@ -54,4 +54,14 @@ def use_recorded(at: AppTest) -> None:
 
 def assess(at: AppTest) -> None:
     at.button(key="inspect.assess").click().run()
+    settle(at)
+
+
+def settle(at: AppTest, prefix: str = "inspect") -> None:
+    """Wait for a live assessment running in the background to end (joining its thread, never a sleep), then
+    rerun so the page shows how it ended."""
+    key = f"{prefix}.job"
+    if key in at.session_state:
+        assert at.session_state[key].wait(120), "the assessment did not end"
+        at.run()
     assert_clean(at)

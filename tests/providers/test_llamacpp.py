@@ -16,14 +16,21 @@ from answerlens import AnswerabilityConfig, AnswerabilityError, AnswerabilityEva
 from answerlens.prompts import reply_bound
 from answerlens.providers.engine import CallProgress, Stage
 from tests.paths import PRME
-from tests.scripted_server import Reply, ScriptedServer, openai_chat
+from tests.scripted_server import (
+    PROMPT_TOKENS,
+    Reply,
+    ScriptedServer,
+    llamacpp_events,
+    openai_chat,
+    sse,
+    sse_bytes,
+)
 
 BUNDLE = load_bundle(PRME / "bundles" / "bundle_reader_citations.json")
 QUESTION = "What cache does the dashboard API use, and who owns it?"
 CHAT = "/v1/chat/completions"
 VALID = json.dumps({"requirements": [{"requirement": "Cache", "status": "supported", "evidence_refs": ["m1"],
                                       "explanation": "m1 names Redis."}], "reasoning": "Stated."})
-PROMPT_TOKENS = 321
 
 
 def config(server: ScriptedServer, **overrides: Any) -> AnswerabilityConfig:
@@ -32,30 +39,8 @@ def config(server: ScriptedServer, **overrides: Any) -> AnswerabilityConfig:
 
 
 def pieces(text: str, size: int = 7) -> list[str]:
+    """The text as the tokens a server would stream."""
     return [text[index:index + size] for index in range(0, len(text), size)]
-
-
-def events(tokens: list[str], *, finish: str = "stop", prompt: int = PROMPT_TOKENS) -> list[dict[str, Any]]:
-    """The events llama.cpp streams for one completion with ``return_progress`` and ``include_usage``."""
-    opening = {"choices": [{"index": 0, "finish_reason": None, "delta": {"role": "assistant", "content": None}}]}
-    return [
-        {**opening, "prompt_progress": {"total": prompt, "cache": 0, "processed": 0, "time_ms": 0.1}},
-        {**opening, "prompt_progress": {"total": prompt, "cache": 0, "processed": prompt, "time_ms": 900.0}},
-        *({"choices": [{"index": 0, "finish_reason": None, "delta": {"content": token}}]} for token in tokens),
-        {"choices": [{"index": 0, "finish_reason": finish, "delta": {}}]},
-        {"choices": [], "usage": {"prompt_tokens": prompt, "completion_tokens": len(tokens)}},
-    ]
-
-
-def sse_bytes(items: list[dict[str, Any] | str]) -> Iterator[bytes]:
-    for item in items:
-        data = item if isinstance(item, str) else json.dumps(item)
-        yield f"data: {data}\n\n".encode()
-
-
-def sse(items: list[dict[str, Any] | str], *, done: bool = True) -> Reply:
-    chunks = [*items, "[DONE]"] if done else items
-    return Reply(content_type="text/event-stream", stream=lambda: sse_bytes(chunks))
 
 
 async def assess(cfg: AnswerabilityConfig, progress: list[CallProgress] | None = None) -> Any:
@@ -64,7 +49,7 @@ async def assess(cfg: AnswerabilityConfig, progress: list[CallProgress] | None =
 
 
 async def test_the_bounded_schema_and_its_max_tokens_are_sent(scripted_server: ScriptedServer) -> None:
-    scripted_server.script(CHAT, sse(events(pieces(VALID))))
+    scripted_server.script(CHAT, sse(llamacpp_events(pieces(VALID))))
     await assess(config(scripted_server))
     body = scripted_server.requests[0].json
     bound = reply_bound(QUESTION)
@@ -77,7 +62,7 @@ async def test_the_bounded_schema_and_its_max_tokens_are_sent(scripted_server: S
 
 async def test_a_streamed_reply_is_assembled_and_every_stage_reported(scripted_server: ScriptedServer) -> None:
     tokens = pieces(VALID)
-    scripted_server.script(CHAT, sse(events(tokens)))
+    scripted_server.script(CHAT, sse(llamacpp_events(tokens)))
     seen: list[CallProgress] = []
     assessment = await assess(config(scripted_server), seen)
     assert assessment.raw_output_text == VALID and assessment.verdict.value == "answerable"
@@ -94,14 +79,14 @@ async def test_a_streamed_reply_is_assembled_and_every_stage_reported(scripted_s
 
 
 async def test_streamed_and_whole_replies_give_the_same_assessment(scripted_server: ScriptedServer) -> None:
-    scripted_server.script(CHAT, sse(events(pieces(VALID))), openai_chat(VALID))
+    scripted_server.script(CHAT, sse(llamacpp_events(pieces(VALID))), openai_chat(VALID))
     streamed, whole = await assess(config(scripted_server)), await assess(config(scripted_server))
     assert streamed.assessment_sha256 == whole.assessment_sha256
     assert streamed.raw_output_sha256 == whole.raw_output_sha256
 
 
 async def test_a_re_ask_reports_its_attempt(scripted_server: ScriptedServer) -> None:
-    scripted_server.script(CHAT, sse(events(pieces('{"requirements": []}'))), sse(events(pieces(VALID))))
+    scripted_server.script(CHAT, sse(llamacpp_events(pieces('{"requirements": []}'))), sse(llamacpp_events(pieces(VALID))))
     seen: list[CallProgress] = []
     assessment = await assess(config(scripted_server, max_retries=1), seen)
     assert assessment.provider_metadata.attempts == 2
@@ -120,21 +105,21 @@ async def test_a_re_ask_reports_its_attempt(scripted_server: ScriptedServer) -> 
 )
 async def test_an_error_event_in_mid_stream_is_mapped(scripted_server: ScriptedServer, error: Any,
                                                       kind: str) -> None:
-    scripted_server.script(CHAT, sse([*events([])[:1], {"error": error}], done=False))
+    scripted_server.script(CHAT, sse([*llamacpp_events([])[:1], {"error": error}], done=False))
     with pytest.raises(AnswerabilityError) as info:
         await assess(config(scripted_server))
     assert info.value.kind == kind and info.value.remedy
 
 
 async def test_a_stream_event_that_is_not_json_is_a_bad_body(scripted_server: ScriptedServer) -> None:
-    scripted_server.script(CHAT, sse([*events([])[:1], "{not json"], done=False))
+    scripted_server.script(CHAT, sse([*llamacpp_events([])[:1], "{not json"], done=False))
     with pytest.raises(AnswerabilityError) as info:
         await assess(config(scripted_server))
     assert info.value.kind == "bad_body" and "not a JSON object" in str(info.value)
 
 
 async def test_a_stream_past_the_reply_limit_stops_reading(scripted_server: ScriptedServer) -> None:
-    scripted_server.script(CHAT, sse(events(["x" * 1000] * 200)))
+    scripted_server.script(CHAT, sse(llamacpp_events(["x" * 1000] * 200)))
     with pytest.raises(AnswerabilityError) as info:
         await assess(config(scripted_server, max_reply_bytes=64 * 1024))
     assert info.value.kind == "reply_too_large"
@@ -142,14 +127,14 @@ async def test_a_stream_past_the_reply_limit_stops_reading(scripted_server: Scri
 
 async def test_length_at_max_tokens_is_truncation(scripted_server: ScriptedServer) -> None:
     tokens = pieces(VALID)[:5]
-    scripted_server.script(CHAT, sse(events(tokens, finish="length")))
+    scripted_server.script(CHAT, sse(llamacpp_events(tokens, finish="length")))
     with pytest.raises(AnswerabilityError) as info:
         await assess(config(scripted_server, max_tokens=len(tokens)))
     assert info.value.kind == "truncated"
 
 
 async def test_length_before_max_tokens_means_the_context_is_full(scripted_server: ScriptedServer) -> None:
-    scripted_server.script(CHAT, sse(events(pieces(VALID)[:5], finish="length")))
+    scripted_server.script(CHAT, sse(llamacpp_events(pieces(VALID)[:5], finish="length")))
     with pytest.raises(AnswerabilityError) as info:
         await assess(config(scripted_server))
     assert info.value.kind == "context_too_long"
@@ -158,7 +143,7 @@ async def test_length_before_max_tokens_means_the_context_is_full(scripted_serve
 
 async def test_a_refused_json_schema_falls_back_to_json_object(scripted_server: ScriptedServer) -> None:
     refusal = Reply(status=400, body=json.dumps({"error": {"message": "json_schema not supported"}}).encode())
-    scripted_server.script(CHAT, refusal, sse(events(pieces(VALID))))
+    scripted_server.script(CHAT, refusal, sse(llamacpp_events(pieces(VALID))))
     assessment = await assess(config(scripted_server))
     first, second = (request.json for request in scripted_server.requests)
     assert first["response_format"]["type"] == "json_schema" and second["response_format"] == {"type": "json_object"}
@@ -171,7 +156,7 @@ async def test_cancelling_a_call_hangs_up_on_the_server(scripted_server: Scripte
     release, hung_up, finished = threading.Event(), threading.Event(), threading.Event()
 
     def stream() -> Iterator[bytes]:
-        head, tail = events(pieces(VALID))[:3], events(pieces(VALID))[3:] * 200
+        head, tail = llamacpp_events(pieces(VALID))[:3], llamacpp_events(pieces(VALID))[3:] * 200
         try:
             yield from sse_bytes(head)
             release.wait(30)

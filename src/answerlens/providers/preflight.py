@@ -139,8 +139,10 @@ async def preflight(
             remedy = f"pull it with `ollama pull {config.model}` or pick a listed model"
         problem = f"model {config.model!r} is not on {failures.server} — {remedy}"
     elif fits is False:
+        larger = {"ollama": "num_ctx", "llamacpp": "the server's context (`answerlens serve-model --ctx N`)"}.get(
+            config.provider, "the server's context window")
         problem = (f"the context (about {estimate} tokens, plus the prompt and room for the reply) does not "
-                   f"fit the context window of {window} tokens — raise num_ctx, or pack a smaller bundle")
+                   f"fit the context window of {window} tokens — raise {larger}, or pack a smaller bundle")
     return Preflight(reachable=True, server=server, models=tuple(models), model_found=found,
                      context_window=window, context_tokens_estimate=estimate, fits=fits, problem=problem)
 

@@ -74,8 +74,8 @@ def _settings(prefix: str, provider: str) -> dict[str, Any]:
             num_ctx = st.number_input("Context window, num_ctx (empty: server default)", min_value=256,
                                       value=None, step=1024, key=f"{prefix}.num_ctx")
         if provider == "llamacpp":
-            max_tokens = st.number_input("Reply bound, max_tokens (empty: 1024)", min_value=16, value=None,
-                                         step=256, key=f"{prefix}.max_tokens")
+            max_tokens = st.number_input("Reply bound, max_tokens (empty: sized from the question)", min_value=16,
+                                         value=None, step=256, key=f"{prefix}.max_tokens")
         retries = st.number_input("Re-asks after an invalid reply", min_value=0, max_value=10, value=2,
                                   key=f"{prefix}.retries")
     return {"prompt": prompt, "timeout": timeout, "temperature": temperature,

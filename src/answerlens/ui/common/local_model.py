@@ -23,7 +23,8 @@ BUNDLED_MODEL = "smollm2"
 """The model name sent for the bundled SmolLM2 (llama.cpp answers with the one model it loaded, whatever name)."""
 CAVEAT = ("The bundled SmolLM2-135M only checks the wiring: its verdicts mean nothing. For real judgements give "
           "the path of a capable GGUF model (e.g. a 7B instruct model).")
-CTX = 4096
+CTX = 8192
+"""The context window asked for: SmolLM2's trained window (llama.cpp caps a request at a model's own)."""
 
 
 class State(str, Enum):

@@ -14,6 +14,7 @@ from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, BundleError
 from answerlens.evaluator import AnswerabilityEvaluator
+from answerlens.providers.engine import ProgressCallback
 from answerlens.providers.preflight import Preflight, preflight
 from answerlens.recording import Recording
 from answerlens.records import ContextFormat, MemoryBundle
@@ -53,9 +54,24 @@ def assess(
     recording: Recording | None = None,
 ) -> Run:
     """Assess once; every expected failure (and, as a last resort, any bug) comes back as a ``Failure``."""
+    return asyncio.run(assess_async(config, bundle, question, answer, recording=recording))
+
+
+async def assess_async(
+    config: AnswerabilityConfig,
+    bundle: MemoryBundle,
+    question: str,
+    answer: str | None = None,
+    *,
+    recording: Recording | None = None,
+    progress: ProgressCallback | None = None,
+) -> Run:
+    """``assess`` inside a running event loop (a background job's), with the model call's progress reported;
+    cancelling the task cancels the call (``CancelledError`` is not turned into a ``Failure``)."""
     started = time.perf_counter()
     try:
-        assessment = asyncio.run(_assess(config, bundle, question, answer, recording))
+        async with AnswerabilityEvaluator(config, recording=recording) as evaluator:
+            assessment = await evaluator.assess(question, bundle, answer=answer, progress=progress)
     except AnswerabilityError as exc:
         failure = _provider_failure(exc)
     except BundleError as exc:
@@ -69,13 +85,6 @@ def assess(
     else:
         return Run(assessment, None, time.perf_counter() - started)
     return Run(None, failure, time.perf_counter() - started)
-
-
-async def _assess(config: AnswerabilityConfig, bundle: MemoryBundle, question: str, answer: str | None,
-                  recording: Recording | None) -> AnswerabilityAssessment:
-    evaluator = AnswerabilityEvaluator(config, recording=recording)
-    async with evaluator:
-        return await evaluator.assess(question, bundle, answer=answer)
 
 
 def _provider_failure(exc: AnswerabilityError) -> Failure:

@@ -1,6 +1,7 @@
 """The Inspect page's result: highlighted context beside verdict, why, requirements, audit and exports.
 
-Also runs an assessment (spinner with elapsed time) and keeps every run in the session history.
+Also runs an assessment (a live one in the background, with its stage and a Cancel button) and keeps every run in
+the session history.
 """
 
 from __future__ import annotations
@@ -23,19 +24,29 @@ from answerlens.ui.common.markup import (
 )
 from answerlens.ui.common.runner import Failure
 from answerlens.ui.common.sources import Source
-from answerlens.ui.inspect import viewmodel
+from answerlens.ui.inspect import job, viewmodel
 
 
 def assess(prefix: str, choice: Choice, source: Source, question: str, answer: str | None) -> None:
-    """Run one assessment; on success add it to the history, on failure keep the failure for display."""
+    """Run one assessment: a recorded reply at once, a live model in the background (``progress`` shows it and
+    collects its result); on success the run joins the history, on failure the failure is kept for display."""
     failure_key = f"{prefix}.failure"
     if choice.config is None:
         st.session_state[failure_key] = Failure("Cannot assess yet", choice.problem or "the endpoint is not set",
                                                 "fix the endpoint settings in the sidebar", "settings")
         return
+    if choice.config.provider != "replay":
+        st.session_state[f"{prefix}.job"] = job.start(choice.config, source, question, answer,
+                                                      recording=choice.recording)
+        return
     with st.spinner("Assessing…", show_time=True):
         run = runner.assess(choice.config, source.bundle, question, answer,
                             recording=choice.recording)
+    _keep(prefix, run, source, question)
+
+
+def _keep(prefix: str, run: runner.Run, source: Source, question: str) -> None:
+    failure_key = f"{prefix}.failure"
     if run.assessment is None:
         st.session_state[failure_key] = run.failure
         return
@@ -45,12 +56,46 @@ def assess(prefix: str, choice: Choice, source: Source, question: str, answer: s
                 context=source.context, label=label, note=note, seconds=run.seconds)
 
 
+def busy(prefix: str) -> bool:
+    """Whether a live assessment is running (Assess waits for it, or for Cancel)."""
+    running: job.AssessJob | None = st.session_state.get(f"{prefix}.job")
+    return running is not None and running.running
+
+
+def progress(prefix: str) -> bool:
+    """While a live assessment runs, show its stage and a Cancel button and return True; once it has ended,
+    take its result (into the history, or as the failure to show) and return False."""
+    current: job.AssessJob | None = st.session_state.get(f"{prefix}.job")
+    if current is None:
+        return False
+    if current.running:
+        _live(prefix)
+        return True
+    del st.session_state[f"{prefix}.job"]
+    assert current.run is not None
+    _keep(prefix, current.run, current.source, current.question)
+    return False
+
+
+@st.fragment(run_every=0.5)
+def _live(prefix: str) -> None:
+    current: job.AssessJob | None = st.session_state.get(f"{prefix}.job")
+    if current is None:
+        return
+    if not current.running:
+        st.rerun()  # the whole page: show the result
+    st.html(job.stage_html(current))
+    st.button("Cancel", key=f"{prefix}.cancel", on_click=current.cancel, icon=":material/stop:",
+              disabled=current.cancelled, help="stops the model call; no verdict is produced")
+
+
 def show_failure(prefix: str) -> bool:
     """Show the last Assess failure (and nothing else): a failure never sits next to a verdict."""
     failure: Failure | None = st.session_state.get(f"{prefix}.failure")
     if failure is None:
         return False
-    st.html(notice_html("error", failure.title, failure.message, failure.remedy, code=failure.raw_excerpt))
+    kind = "warning" if failure.kind == "cancelled" else "error"
+    st.html(notice_html(kind, failure.title, failure.message, failure.remedy, code=failure.raw_excerpt))
     return True
 
 
