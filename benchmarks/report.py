@@ -123,4 +123,37 @@ def table(results: dict[str, Any]) -> str:
                                    ("trivial injected scorer: overhead without a model", claims["overhead"]))]
         out += _table(["scorer", "claims/s", "ms per claim", "round range"], rows)
         out.append("")
+
+    if "embedded" in results:
+        out += embedded_table(results["embedded"])
     return "\n".join(out)
+
+
+def embedded_table(embedded: dict[str, Any]) -> list[str]:
+    """Seconds per sample assessment with the bundled model, by stage (target: under 60 s each)."""
+    if "skipped" in embedded:
+        return [f"6. Embedded model: skipped ({embedded['skipped']})", ""]
+    threads = embedded["threads"]
+    out = [f"6. Embedded model: {embedded['model']}, {embedded['ctx']}-token window, {threads['generation']} "
+           f"generation / {threads['prompt']} prompt thread(s), server started in {embedded['server_start_s']} s "
+           "(seconds per sample assessment; target < 60 s)", ""]
+    rows = []
+    for item in embedded["assessments"]:
+        stages = item["stages_s"]
+        outcome = item.get("verdict") or item.get("error")
+        if item.get("verifies"):
+            outcome = f"{outcome}, verifies"
+        rows.append([item["name"], f"{item.get('prompt_tokens') or ''}", f"{stages.get('prompt_processed@1', '')}",
+                     f"{item.get('completion_tokens') or ''}", f"**{item['seconds']:.1f}**", item.get("attempts") or "",
+                     outcome, item["load_before"].split()[0]])
+    out += _table(["bundle", "prompt tokens", "prompt read by s", "reply tokens", "total s", "attempts", "outcome",
+                   "load"], rows)
+    out.append("")
+    arms = [[arm, f"{row['tokens']}", f"{row['tokens_per_s']}", row["finish_reason"], f"{row['prompt_ms']}"]
+            for arm, row in embedded["grammar"].items()]
+    arms += [[f"before: {row['name']} (unbounded, all cores generate)", f"{row['tokens']}",
+              f"{row['tokens_per_s']}", row["finish_reason"],
+              f"{row['prompt_ms']} (+{row['generation_ms']} generating)"] for row in embedded.get("before", [])]
+    out += _table(["same prompt, max_tokens 1024", "tokens", "tokens/s", "finish", "prompt ms"], arms)
+    out.append("")
+    return out

