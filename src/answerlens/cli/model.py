@@ -16,7 +16,8 @@ def add_commands(commands: Any) -> None:
     serve.add_argument("--gguf", type=Path, help="model file (default: the bundled SmolLM2-135M, a wiring check)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=_port, help="default: a free port")
-    serve.add_argument("--ctx", type=int, default=4096, help="context window in tokens")
+    serve.add_argument("--ctx", type=int, default=8192,
+                       help="context window in tokens (llama.cpp caps it at the model's own)")
     serve.add_argument("--threads", type=int,
                        help="CPU threads (default: all cores read the prompt, one fewer generates)")
     serve.set_defaults(handler=run)
