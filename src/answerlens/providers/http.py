@@ -178,6 +178,18 @@ class Failures:
                           "raise the timeout, or use a faster model")
 
 
+class HttpEngine:
+    """What every HTTP engine holds: its configuration, the shared client, the failure map and the base URL."""
+
+    truncates_unless_stopped = False
+
+    def __init__(self, config: AnswerabilityConfig, client: httpx.AsyncClient, failures: Failures) -> None:
+        self.config = config
+        self.client = client
+        self.failures = failures
+        self.base_url = config.effective_base_url
+
+
 def failures_for(config: AnswerabilityConfig, *, operation: str | None = "Answerability assessment") -> Failures:
     return Failures(
         engine=config.provider,

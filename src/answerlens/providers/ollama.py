@@ -11,6 +11,7 @@ from answerlens.prompts import ReplyBound, prompt_for
 from answerlens.providers.engine import ChatReply, ProgressCallback
 from answerlens.providers.http import (
     Failures,
+    HttpEngine,
     as_int,
     auth_headers,
     error_text,
@@ -20,17 +21,13 @@ from answerlens.providers.http import (
 )
 
 
-class OllamaEngine:
+class OllamaEngine(HttpEngine):
     """Explicit ``think`` (false unless configured), ``options`` with temperature, seed, num_ctx, num_predict."""
 
     name = "ollama"
-    truncates_unless_stopped = False
 
     def __init__(self, config: AnswerabilityConfig, client: httpx.AsyncClient, failures: Failures) -> None:
-        self.config = config
-        self.client = client
-        self.failures = failures
-        self.base_url = config.effective_base_url
+        super().__init__(config, client, failures)
         self._send_think = True
 
     def _payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:

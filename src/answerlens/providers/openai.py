@@ -9,21 +9,17 @@ import httpx
 from answerlens.config import AnswerabilityConfig
 from answerlens.prompts import ReplyBound, prompt_for
 from answerlens.providers.engine import ChatReply, ProgressCallback
-from answerlens.providers.http import Failures, HttpReply, as_int, auth_headers, error_text, json_body, send
+from answerlens.providers.http import Failures, HttpEngine, HttpReply, as_int, auth_headers, error_text, json_body, send
 
 
-class OpenAIEngine:
+class OpenAIEngine(HttpEngine):
     """A strict ``json_schema`` response format, falling back to ``json_object`` (and remembering it) when the
     server rejects ``json_schema``."""
 
     name = "openai"
-    truncates_unless_stopped = False
 
     def __init__(self, config: AnswerabilityConfig, client: httpx.AsyncClient, failures: Failures) -> None:
-        self.config = config
-        self.client = client
-        self.failures = failures
-        self.base_url = config.effective_base_url
+        super().__init__(config, client, failures)
         self.response_format = "json_schema"
 
     def _payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
