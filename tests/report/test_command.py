@@ -143,3 +143,15 @@ def test_report_refuses_a_file_that_is_no_assessment(capsys: pytest.CaptureFixtu
     path.write_text('{"hello": "world"}', encoding="utf-8")
     code, _, err = run(capsys, "report", path, "--bundle", HOSTILE, "-o", tmp_path / "x.html")
     assert code == 2 and "not an assessment" in err
+
+
+def test_a_sample_draft_that_is_not_the_one_assessed_is_left_out(capsys: pytest.CaptureFixture[str],
+                                                                 tmp_path: Path) -> None:
+    assessment = printed(capsys, tmp_path, DRAFT, "--answer", "Redis 7.2 runs it; Marcus maintains it.")
+    out_file = tmp_path / "report.html"
+    assert run(capsys, "report", assessment, "--bundle", DRAFT, "-o", out_file)[0] == 0
+    html = out_file.read_text(encoding="utf-8")
+    assert "its text was not available when this report was made" in html
+    code, _, _ = run(capsys, "report", assessment, "--bundle", DRAFT, "--answer",
+                     "Redis 7.2 runs it; Marcus maintains it.", "-o", out_file)
+    assert code == 0 and "Draft answer:</strong> Redis 7.2 runs it; Marcus maintains it." in out_file.read_text()

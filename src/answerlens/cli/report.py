@@ -63,8 +63,7 @@ def _assessment(path: Path, data: Any, args: argparse.Namespace) -> tuple[str, s
     source, sample = read_source(args.bundle)
     bundle = load_bundle(source, name=args.bundle)
     question = _question(args, data, sample)
-    answer = args.answer if args.answer is not None else (sample.answer if sample and data.get("answer_sha256")
-                                                          else None)
+    answer = args.answer if args.answer is not None else _sample_answer(data, sample)
     html = assessment_report(data, question=question, answer=answer, context=bundle.exact_context,
                              context_format=bundle.context_format,
                              source=f"{path.name} over {Path(args.bundle).name}")
@@ -85,6 +84,15 @@ def _question(args: argparse.Namespace, data: dict[str, Any], sample: Sample | N
     raise UsageError("the assessment stores only its question's hash, and no question at hand (the sample's, the "
                      "second opinion's) has it: pass the question assessed with -q QUESTION, and check that "
                      "--bundle is the file assessed")
+
+
+def _sample_answer(data: dict[str, Any], sample: Sample | None) -> str | None:
+    """The sample's draft when it is the one assessed (by its hash); else the report says the text is missing."""
+    from answerlens.audit import sha256_text
+
+    if sample is None or sample.answer is None or data.get("answer_sha256") is None:
+        return None
+    return sample.answer if sha256_text(sample.answer.strip()) == data["answer_sha256"] else None
 
 
 def _write_checked(html: str, output: Path, label: str, bundle: MemoryBundle | None) -> int:

@@ -4,6 +4,7 @@ from, the checks of its embedded data and, when present, the second opinion (``r
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -199,7 +200,8 @@ def _discarded_row(index: int, decision: CitationDecision, context: str) -> str:
     if decision.span is not None:
         where = f"yes, line {context.count(chr(10), 0, decision.span.start) + 1}"
     attrs = f'data-citation="discarded" data-requirement="{index}" data-reason="{esc(reason)}"'
-    return (cell(index, attrs) + f"<td><code>{esc(decision.token)}</code></td>" + cell(reason)
+    written = json.dumps(decision.token, ensure_ascii=False)  # quoted, so a blank or padded token shows
+    return (cell(index, attrs) + f"<td><code>{esc(written)}</code></td>" + cell(reason)
             + f'<td class="al-text">{esc(reason_text(decision))}</td>'
             + cell(decision.error or "— (skipped silently, no error)") + cell(where))
 

@@ -48,6 +48,7 @@ body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Ar
 .rp .rp-pill{display:inline-block;border-radius:10px;padding:0 8px;font-size:0.78rem;font-weight:600;
   border:1px solid;white-space:nowrap}
 .rp .al-context{max-height:80vh}
+.rp .al-hashes td.al-k{width:11.5em}
 .rp details>summary{cursor:pointer}
 @media screen and (prefers-color-scheme:dark){
   html,body{background:#0d1117}
