@@ -127,3 +127,15 @@ def embedded(html: str) -> dict[str, Any]:
     from answerlens.report.embedded import extract
 
     return extract(html)
+
+
+def unfinished_run(folder: Path, samples: int = 30) -> Path:
+    """A run folder without result.json: the golden run's manifest and its first ``samples`` sample files."""
+    golden = json.loads((FIXTURES / "trials" / "questions-run.json").read_text(encoding="utf-8"))
+    run = folder / "unfinished"
+    (run / "samples").mkdir(parents=True)
+    (run / "run.json").write_text(json.dumps(golden["run"]), encoding="utf-8")
+    for sample_json in golden["result"]["samples"][:samples]:
+        name = f"{sample_json['question_id']}-r{sample_json['repeat']:03d}.json"
+        (run / "samples" / name).write_text(json.dumps(sample_json), encoding="utf-8")
+    return run

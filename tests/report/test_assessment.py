@@ -144,3 +144,32 @@ def test_a_long_question_is_shortened_in_the_title_only() -> None:
     shown = shown_of(report_of("large_platform_history"))
     assert len(title(shown)) < 120 and title(shown).endswith("…")
     assert sample("large_platform_history").question in visible_text(report_of("large_platform_history"))
+
+
+PRME_QUESTION = "What database and cache does the dashboard API use, and what is Craig's background?"
+
+
+def test_prmes_own_assessment_is_reported_as_upstream_wrote_it() -> None:
+    """No per-citation decisions, no raw reply, no provider metadata: its refs, errors and hashes still show."""
+    import json
+
+    from answerlens import load_bundle
+    from answerlens.report import verify_report
+    from tests.paths import PRME
+
+    document = json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text(encoding="utf-8"))
+    bundle = load_bundle(PRME / "bundles" / "bundle_reader_citations.json")
+    html = assessment_report(document, question=PRME_QUESTION, context=bundle.exact_context)
+    assert verify_report(html).ok and verify_report(html, bundle=bundle).ok
+    assert 'data-fact="origin">not recorded (no provider metadata' in html
+    for error in document["citation_errors"]:
+        assert error.replace("'", "&#x27;") in html
+    assert problems(html) == []
+
+
+def test_a_null_second_opinion_is_shown_as_a_problem_not_a_crash() -> None:
+    bundle, a = replayed("speech_act_eslint")
+    document = {**a.model_dump(mode="json"), "second_opinion": None}
+    html = assessment_report(document, question=sample("speech_act_eslint").question, context=bundle.exact_context)
+    assert "does not verify" in html and "second_opinion: not a second opinion" in html
+    assert 'id="second-opinion"' not in html

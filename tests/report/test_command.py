@@ -10,7 +10,7 @@ import pytest
 
 from answerlens.cli import main
 from tests.paths import SAMPLES
-from tests.report.builders import UPSTREAM, golden_result
+from tests.report.builders import UPSTREAM, golden_result, unfinished_run
 
 PLAN = SAMPLES / "second_opinion_plan_as_fact.json"
 DRAFT = SAMPLES / "draft_answer_unsupported_claim.json"
@@ -94,10 +94,13 @@ def test_a_tampered_assessment_is_not_reported(capsys: pytest.CaptureFixture[str
     assert out.rstrip().endswith("not written (6 problem(s) in the data it would carry)")
 
 
-@pytest.mark.parametrize("source", [pytest.param("upstream", id="upstream"), pytest.param("run_folder", id="folder")])
+@pytest.mark.parametrize("source", [pytest.param("upstream", id="upstream"), pytest.param("run_folder", id="folder"),
+                                    pytest.param("unfinished", id="unfinished_folder")])
 def test_a_trial_report_is_written_and_verifies(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                 source: str) -> None:
-    path = UPSTREAM if source == "upstream" else golden_result("questions", tmp_path).parent
+    paths = {"upstream": lambda: UPSTREAM, "run_folder": lambda: golden_result("questions", tmp_path).parent,
+             "unfinished": lambda: unfinished_run(tmp_path)}
+    path = paths[source]()
     out_file = tmp_path / "trial.html"
     code, out, _ = run(capsys, "report", path, "-o", out_file)
     assert code == 0 and "trial report written" in out

@@ -130,3 +130,8 @@ def test_an_edited_trial_report_names_the_sample() -> None:
 
     check = verify_report(with_data(trial_report_of("upstream"), change))
     assert any(problem.startswith("samples[0] ") and "assessment_sha256" in problem for problem in check.problems)
+
+
+def test_a_bundle_applies_to_an_assessment_report_only() -> None:
+    with pytest.raises(ReportError, match="not to a trial's"):
+        verify_report(trial_report_of("drafts"), bundle=replayed("speech_act_eslint")[0])

@@ -4,12 +4,15 @@ error samples and one row per question."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
+from answerlens.report import trial_report, verify_report
 from answerlens.report.trial import HIDDEN, _flat
+from answerlens.trials.reader import read_trial
 from answerlens.ui.trials.viewmodel import headline, questions, samples
-from tests.report.builders import TRIALS, trial, trial_report_of
+from tests.report.builders import TRIALS, trial, trial_report_of, unfinished_run
 from tests.report.inert import problems, visible_text
 
 ALL = [pytest.param(name, id=name) for name in TRIALS]
@@ -76,3 +79,12 @@ def test_question_texts_are_shown_when_the_result_has_them() -> None:
     html = trial_report_of("questions")
     assert result.questions[0].question.replace("'", "&#x27;") in html
     assert "<th>text</th>" in html and "<th>text</th>" not in trial_report_of("upstream")
+
+
+def test_an_unfinished_run_folder_is_reported_with_provisional_gates(tmp_path: Path) -> None:
+    result = read_trial(unfinished_run(tmp_path, samples=30))
+    html = trial_report(result, source="unfinished")
+    assert verify_report(html).ok
+    assert "unfinished answerlens run (no result.json)" in html
+    assert "provisional: default gates over the samples saved so far" in html
+    assert len(re.findall(r'<rect [^>]*data-outcome="', html.split('data-chart="grid"')[1].split("</svg>")[0])) == 30

@@ -9,13 +9,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.citations import CitationDecision, Decision
 from answerlens.explanation import HASH_FIELDS, reason_text, why
 from answerlens.report import opinion as opinion_part
 from answerlens.report.embedded import AssessmentData
 from answerlens.report.page import header, heading, muted, section
-from answerlens.second_opinion.document import KEY, split_document
+from answerlens.second_opinion.document import split_document
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.ui.common.highlight import highlight, requirement_rows
 from answerlens.ui.common.markup import (
@@ -53,9 +55,16 @@ class Shown:
         """Raises pydantic's ``ValidationError`` when the data does not read as an assessment."""
         audited, opinion, _ = split_document(data.document)
         assessment = AnswerabilityAssessment.model_validate(audited)
-        typed = SecondOpinion.model_validate(opinion) if KEY in data.document else None
-        return cls(data, assessment, typed, str(data.document.get("verdict")),
+        return cls(data, assessment, _opinion(opinion), str(data.document.get("verdict")),
                    str(data.document.get("recommended_action")))
+
+
+def _opinion(data: Any) -> SecondOpinion | None:
+    """The second opinion to show; a null or malformed one is a problem the checks name, and is not shown."""
+    try:
+        return SecondOpinion.model_validate(data) if isinstance(data, dict) else None
+    except ValidationError:
+        return None
 
 
 def title(shown: Shown) -> str:
@@ -218,7 +227,8 @@ def audit_facts(a: AnswerabilityAssessment, label: str, data: AssessmentData) ->
     version and the context format. Not shared with the page: its view-model imports pandas, which the
     command line does without."""
     meta = a.provider_metadata
-    origin = a.origin.value if a.origin is not None else "none (no model call, or a PRME assessment)"
+    origin = (a.origin.value if a.origin is not None else "none (no model call)" if not a.model_called
+              else "not recorded (no provider metadata, as in PRME's own assessments)")
     facts: list[tuple[str, Any]] = [("source", label), ("origin", origin), ("provider", a.provider),
                                     ("model", a.model), ("prompt_version", a.prompt_version),
                                     ("model_called", a.model_called)]
