@@ -293,3 +293,15 @@ def test_trials_downloads_a_report_that_verifies(page: Any, tmp_path: Path) -> N
     download.save_as(path)
     check = verify_report(path.read_text(encoding="utf-8"))
     assert (check.kind, check.problems) == ("trial", ())
+
+
+@pytest.mark.parametrize("name", [pytest.param("second_opinion_plan_as_fact+opinion", id="assessment"),
+                                  pytest.param("trial-upstream", id="trial")])
+def test_a_phone_reads_it_without_sideways_scrolling(offline: Callable[..., Offline], reports: dict[str, Path],
+                                                     name: str) -> None:
+    seen = offline(viewport={"width": 390, "height": 844})
+    seen.open(reports[name])
+    assert seen.page.evaluate("document.documentElement.scrollWidth") <= 390, "wide tables scroll on their own"
+    first = seen.page.locator("[data-verdict], [data-gates-passed]").first
+    box = first.bounding_box()
+    assert box is not None and box["width"] <= 390

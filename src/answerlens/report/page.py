@@ -39,7 +39,7 @@ body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Ar
 .rp .rp-card{border:1px solid var(--line);border-radius:8px;padding:6px 10px;background:var(--card)}
 .rp .rp-card .rp-value{font-size:1.35rem;font-weight:600}
 .rp .rp-card .rp-label{font-size:0.78rem;color:var(--muted)}
-.rp .rp-charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));gap:18px;align-items:start}
+.rp .rp-charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(440px,100%),1fr));gap:18px;align-items:start}
 .rp figure{margin:0}
 .rp figcaption{font-weight:600;font-size:0.92rem;margin-bottom:4px}
 .rp svg{max-width:100%;height:auto;color:var(--fg)}
@@ -48,8 +48,14 @@ body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Ar
 .rp .rp-pill{display:inline-block;border-radius:10px;padding:0 8px;font-size:0.78rem;font-weight:600;
   border:1px solid;white-space:nowrap}
 .rp .al-context{max-height:80vh}
-.rp .al-hashes td.al-k{width:11.5em}
+.rp .al-hashes td{overflow-wrap:anywhere}
+.rp .al-hashes td.al-k{width:11.5em;overflow-wrap:normal}
 .rp details>summary{cursor:pointer}
+@media screen and (max-width:720px){
+  .rp{padding:12px 10px 32px}
+  .rp .al-table,.rp .rp-kv{display:block;overflow-x:auto}
+  .rp .al-table th{white-space:normal}
+}
 @media screen and (prefers-color-scheme:dark){
   html,body{background:#0d1117}
   .rp{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--card:#161b22;--line:#30363d;--soft:#21262d}
