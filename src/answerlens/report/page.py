@@ -39,7 +39,8 @@ body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Ar
 .rp .rp-card{border:1px solid var(--line);border-radius:8px;padding:6px 10px;background:var(--card)}
 .rp .rp-card .rp-value{font-size:1.35rem;font-weight:600}
 .rp .rp-card .rp-label{font-size:0.78rem;color:var(--muted)}
-.rp .rp-charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(440px,100%),1fr));gap:18px;align-items:start}
+.rp .rp-charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(440px,100%),1fr));gap:18px;
+  align-items:start}
 .rp figure{margin:0}
 .rp figcaption{font-weight:600;font-size:0.92rem;margin-bottom:4px}
 .rp svg{max-width:100%;height:auto;color:var(--fg)}
