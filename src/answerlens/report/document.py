@@ -24,8 +24,8 @@ from answerlens.second_opinion.document import output_document
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.trials.result import TrialResult
 
-_HEADERS = ((ContextFormat.READER, READER_HEADER.split("{", 1)[0]), (ContextFormat.COMPACT, COMPACT_HEADER[:28]),
-            (ContextFormat.AUDITABLE, AUDITABLE_HEADER))
+_HEADERS = ((ContextFormat.READER, READER_HEADER.split("{", 1)[0]),  # up to where citations change it
+            (ContextFormat.COMPACT, COMPACT_HEADER.split(",", 1)[0]), (ContextFormat.AUDITABLE, AUDITABLE_HEADER))
 
 
 def context_format_of(context: str) -> ContextFormat | None:
