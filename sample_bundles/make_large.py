@@ -187,11 +187,12 @@ def _roles() -> list[dict[str, Any]]:
     ]
 
 
-def build_records() -> list[dict[str, Any]]:
+def build_records(noise: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """The records; ``noise`` (records per section, default ``NOISE_PER_SECTION``) makes larger histories."""
     rng = random.Random(SEED)
     records: list[dict[str, Any]] = []
     seen = {record["text"] for _, _, record in NEEDLES}
-    for section, count in NOISE_PER_SECTION.items():
+    for section, count in (noise or NOISE_PER_SECTION).items():
         group = _roles() if section == "stable_facts" else []
         while len(group) < count:
             record = _noise(section, rng)
@@ -213,8 +214,9 @@ def label_of(records: list[dict[str, Any]], text_start: str) -> str:
     return f"m{matches[0] + 1}"
 
 
-def build() -> dict[str, Any]:
-    records = build_records()
+def build(noise: dict[str, int] | None = None) -> dict[str, Any]:
+    """The sample; ``noise`` as for ``build_records`` (the committed file uses the default)."""
+    records = build_records(noise)
     region = label_of(records, "The orders database's disaster-recovery replica")
     old_region = label_of(records, "The orders database's DR replica ran in")
     targets = label_of(records, "DR targets for the orders database")

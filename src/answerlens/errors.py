@@ -7,6 +7,7 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     ├── DatasetError (ValueError)    a trial dataset or result file is invalid: names the case and field
     ├── TrialError                   a trial run cannot proceed (e.g. resuming into another run's samples)
     ├── LocalModelError              the embedded llama.cpp server cannot start (runtime, GGUF, port)
+    ├── ReportError (ValueError)     a file is not an answerlens HTML report, or its embedded data cannot be read
     ├── AnswerabilityError (RuntimeError)
     │                                the provider failed or returned no valid assessment; never a verdict
     └── ClaimVerificationError (RuntimeError)
@@ -49,6 +50,11 @@ class TrialError(AnswerlensError):
 
 class LocalModelError(AnswerlensError):
     """The embedded model server cannot start; the message says what to install or change."""
+
+
+class ReportError(AnswerlensError, ValueError):
+    """A file is not an answerlens HTML report, or the data embedded in it cannot be read (or a report cannot be
+    made from the inputs given); the message says which."""
 
 
 class AnswerabilityError(AnswerlensError, RuntimeError):

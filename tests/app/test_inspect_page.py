@@ -96,7 +96,7 @@ def test_history_keeps_every_run_and_reopens_one() -> None:
     assert_clean(at)
     assert verdicts(at) == ["conflicting"]
     assert [b.proto.label for b in at.get("download_button")] == [
-        "Assessment", "Requirements", "Raw reply"]
+        "Assessment", "Requirements", "Raw reply", "Download report"]
 
 
 def test_blank_question_disables_assess() -> None:

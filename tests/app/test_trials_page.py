@@ -177,7 +177,8 @@ def test_run_the_shipped_dataset_end_to_end(server: OracleServer, tmp_path: Path
     assert len(questions_table) == 33 and len(samples_table) == 66
     assert (samples_table["outcome"] == "error").sum() == 2
     assert samples_table.loc[samples_table["sample"] == f"{FAILING.id}#1", "error"].item() == "server_error"
-    assert [button.label for button in at.get("download_button")] == ["Questions as CSV", "Samples as CSV"]
+    assert [button.label for button in at.get("download_button")] == ["Download report", "Questions as CSV",
+                                                                      "Samples as CSV"]
     at.selectbox(key="trials.sample").set_value(f"{FAILING.id}#1").run()
     assert_clean(at)
     assert any("no verdict was produced" in n and "HTTP 500" in n for n in notices(at.main, "error"))

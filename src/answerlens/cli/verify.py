@@ -1,5 +1,5 @@
-"""``answerlens verify``: an assessment (with its second opinion), a trial result or run folder; optionally
-against the bundle the assessments were made over."""
+"""``answerlens verify``: an assessment (with its second opinion), a trial result or run folder, or an HTML report
+(``answerlens.cli.report``); optionally against the bundle the assessments were made over."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from answerlens.cli.common import EXIT_OK, EXIT_PROBLEMS, UsageError, load_source
+from answerlens.cli.report import is_html, verify_file
 
 if TYPE_CHECKING:
     from answerlens.trials.found import FoundAssessment
@@ -17,7 +18,7 @@ SECOND_OPINION_KEY = "second_opinion"
 
 
 def add_commands(commands: Any) -> None:
-    verify = commands.add_parser("verify", help="verify an assessment or a trial result file")
+    verify = commands.add_parser("verify", help="verify an assessment, a trial result or an HTML report")
     verify.add_argument("file", type=Path)
     verify.add_argument("--bundle", help="the bundle the assessment was made over: re-derive every citation "
                         "decision and span from its exact context")
@@ -29,6 +30,8 @@ def run(args: argparse.Namespace) -> int:
     from answerlens.trials.found import holds_trial_log, plain_assessments
 
     path: Path = args.file
+    if path.is_file() and is_html(path):  # a report: its embedded data, and its page rendered again
+        return verify_file(path, args.bundle)
     data = None if path.is_dir() else read_json(path)
     if data is None or holds_trial_log(data):  # a result, a run folder or a sample: through the trial log
         from answerlens.trials.reader import assessments_in, assessments_of, read_trial

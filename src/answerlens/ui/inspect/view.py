@@ -10,6 +10,7 @@ import streamlit as st
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.explanation import HASH_FIELDS, why
+from answerlens.report import download as report_download
 from answerlens.ui.common import history, provenance, runner
 from answerlens.ui.common.endpoint_view import Choice
 from answerlens.ui.common.highlight import highlight, requirement_rows
@@ -200,3 +201,9 @@ def _downloads(prefix: str, entry: history.Entry, a: AnswerabilityAssessment) ->
         column.download_button(label, download.data, file_name=download.file_name, mime=download.mime,
                                key=f"{prefix}.download.{label}", on_click="ignore", help=download.note,
                                icon=":material/download:", width="stretch")
+    # The shareable HTML report (issue 16), rendered only when pressed; the draft is the box's if it is this one's.
+    report = report_download.assessment_file(a, question=entry.question, context=entry.context, source=entry.source,
+                                             answer=st.session_state.get(f"{prefix}.answer"))
+    st.download_button(report_download.LABEL, report.data, file_name=report.file_name, mime=report.mime,
+                       key=f"{prefix}.download.report", on_click="ignore", help=report.help,
+                       icon=":material/description:", width="stretch")

@@ -13,6 +13,7 @@ import streamlit as st
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.explanation import HASH_FIELDS
+from answerlens.report import download as report_download
 from answerlens.trials.gates import GateReport
 from answerlens.trials.log import ResultKind
 from answerlens.trials.summary import ErrorEntry
@@ -52,6 +53,10 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
         matches = result.summary_matches
         st.html(notice_html("ok" if matches else "error", "The summary recomputed from the samples "
                             + ("matches the published one" if matches else "DIFFERS from the published one")))
+    report = report_download.trial_file(result, source=shown.origin)  # the shareable HTML report (issue 16)
+    st.download_button(report_download.LABEL, report.data, file_name=report.file_name, mime=report.mime,
+                       key=f"{prefix}.download.report", on_click="ignore", help=report.help,
+                       icon=":material/description:")
     _numbers(trial_results.headline(result))
     _gates(result.kind, result.quality_gates)
     _charts(prefix, rows, refs)

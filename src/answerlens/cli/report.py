@@ -1,0 +1,137 @@
+"""``answerlens report``: one shareable HTML file of an assessment (with its bundle) or of a trial result; and
+``verify`` on such a file (re-checks its embedded data and re-renders the page to compare)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from answerlens.cli.common import EXIT_OK, EXIT_PROBLEMS, UsageError, read_source, read_text
+
+if TYPE_CHECKING:
+    from answerlens.records import MemoryBundle
+    from answerlens.samples import Sample
+
+HTML_STARTS = (b"<!doctype html", b"<html")
+
+
+def add_commands(commands: Any) -> None:
+    report = commands.add_parser("report", help="write a self-contained HTML report of an assessment or a trial")
+    report.add_argument("input", type=Path, help="an assessment JSON (as `assess --json` prints it, a second "
+                        "opinion included), or a trial result.json / run directory / upstream result")
+    report.add_argument("--bundle", help="the bundle or sample file the assessment was made over (assessments)")
+    report.add_argument("-q", "--question", help="the question assessed (default: the sample's, or the second "
+                        "opinion's; an assessment stores only its hash)")
+    report.add_argument("--answer", help="the draft answer assessed, if any (default: the sample's)")
+    report.add_argument("-o", "--output", type=Path, required=True, help="the HTML file to write")
+    report.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from answerlens.json_reader import read_json
+    from answerlens.trials.found import holds_trial_log
+
+    path: Path = args.input
+    data = None if path.is_dir() else read_json(path)
+    if data is None or holds_trial_log(data):
+        if args.bundle or args.question or args.answer:
+            raise UsageError("--bundle, --question and --answer apply to an assessment, not to a trial result")
+        html, label, bundle = _trial(path), "trial report", None
+    else:
+        html, label, bundle = _assessment(path, data, args)
+    return _write_checked(html, args.output, label, bundle)
+
+
+def _trial(path: Path) -> str:
+    from answerlens.report import trial_report
+    from answerlens.trials.reader import read_trial
+
+    return trial_report(read_trial(path), source=path.name)
+
+
+def _assessment(path: Path, data: Any, args: argparse.Namespace) -> tuple[str, str, MemoryBundle]:
+    from answerlens.loading import load_bundle
+    from answerlens.report import assessment_report
+
+    if not isinstance(data, dict) or "verdict" not in data:
+        raise UsageError(f"{path}: not an assessment (expected the JSON `answerlens assess --json` prints) "
+                         "nor a trial result")
+    if not args.bundle:
+        raise UsageError("an assessment's report shows its exact context: pass the bundle it was made over "
+                         "with --bundle BUNDLE.json")
+    source, sample = read_source(args.bundle)
+    bundle = load_bundle(source, name=args.bundle)
+    question = _question(args, data, sample)
+    answer = args.answer if args.answer is not None else _sample_answer(data, sample)
+    html = assessment_report(data, question=question, answer=answer, context=bundle.exact_context,
+                             context_format=bundle.context_format,
+                             source=f"{path.name} over {Path(args.bundle).name}")
+    return html, "assessment report", bundle
+
+
+def _question(args: argparse.Namespace, data: dict[str, Any], sample: Sample | None) -> str:
+    """The question given, else the one among the sample's and the second opinion's that hashes as recorded."""
+    from answerlens.audit import sha256_text
+
+    if args.question:
+        return str(args.question)
+    opinion = data.get("second_opinion")
+    known = [sample.question if sample else None, opinion.get("question") if isinstance(opinion, dict) else None]
+    for question in known:
+        if isinstance(question, str) and sha256_text(question.strip()) == data.get("query_sha256"):
+            return question
+    raise UsageError("the assessment stores only its question's hash, and no question at hand (the sample's, the "
+                     "second opinion's) has it: pass the question assessed with -q QUESTION, and check that "
+                     "--bundle is the file assessed")
+
+
+def _sample_answer(data: dict[str, Any], sample: Sample | None) -> str | None:
+    """The sample's draft when it is the one assessed (by its hash); else the report says the text is missing."""
+    from answerlens.audit import sha256_text
+
+    if sample is None or sample.answer is None or data.get("answer_sha256") is None:
+        return None
+    return sample.answer if sha256_text(sample.answer.strip()) == data["answer_sha256"] else None
+
+
+def _write_checked(html: str, output: Path, label: str, bundle: MemoryBundle | None) -> int:
+    """Write the report only when it verifies as written (its data, and its page re-rendered)."""
+    from answerlens.report import verify_report
+
+    check = verify_report(html, bundle=bundle)
+    if not check.ok:
+        for problem in check.problems:
+            print(f"{label}: {problem}")
+        print(f"{output}: not written ({len(check.problems)} problem(s) in the data it would carry)")
+        return EXIT_PROBLEMS
+    output.write_text(html, encoding="utf-8")
+    print(f"{output}: {label} written ({len(html.encode('utf-8')):,} bytes); check it with `answerlens verify "
+          f"{output}`")
+    return EXIT_OK
+
+
+def is_html(path: Path) -> bool:
+    """Whether a file starts like an HTML document (a report): ``verify`` checks those as reports."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(64)
+    except OSError:
+        return False
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").lower().startswith(HTML_STARTS)
+
+
+def verify_file(path: Path, bundle_path: str | None) -> int:
+    """``answerlens verify REPORT.html``: exit 0 when the report is intact, 1 with every problem otherwise."""
+    from answerlens.cli.common import load_source
+    from answerlens.report import verify_report
+
+    bundle = load_source(bundle_path) if bundle_path else None
+    check = verify_report(read_text(path), bundle=bundle)
+    if check.problems:
+        for problem in check.problems:
+            print(f"{check.kind} report: {problem}")
+        print(f"{path}: {len(check.problems)} problem(s)")
+        return EXIT_PROBLEMS
+    print(f"{path}: ok ({check.kind} report: embedded data verified, page re-rendered identically)")
+    return EXIT_OK

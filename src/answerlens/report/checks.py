@@ -1,0 +1,173 @@
+"""What a report's embedded data must satisfy, by field: an assessment's question, draft and context hash to its
+recorded inputs and it verifies (every citation decision and span re-derived from the embedded context, the
+second opinion and its strict view too); a trial result reads back as recorded, its summary and gates follow
+from its samples, and every sample's assessment verifies."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from pydantic import ValidationError
+
+from answerlens.assessment import AnswerabilityAssessment
+from answerlens.audit import sha256_text
+from answerlens.errors import DatasetError, describe_validation
+from answerlens.records import MemoryBundle
+from answerlens.report.embedded import AssessmentData, TrialData
+from answerlens.second_opinion.document import KEY, split_document
+from answerlens.second_opinion.verification import verify_second_opinion
+from answerlens.trials.gates import Gate, evaluate_gates
+from answerlens.trials.log import ResultKind, TrialSample, UpstreamSample, parse_samples, round_trip_problem
+from answerlens.trials.result import TrialResult
+from answerlens.trials.summary import summarize
+from answerlens.verification import verify_assessment
+
+
+def input_problems(data: AssessmentData) -> list[str]:
+    """The question, draft and context must be the ones assessed (their hashes are in ``evaluation_id``)."""
+    recorded = data.document
+    problems = []
+    if sha256_text(data.question) != recorded.get("query_sha256"):
+        problems.append("question: not the question assessed (its sha256 differs from query_sha256)")
+    if data.answer is not None:
+        if recorded.get("answer_sha256") is None:
+            problems.append("answer: the assessment checked no draft answer")
+        elif sha256_text(data.answer) != recorded.get("answer_sha256"):
+            problems.append("answer: not the draft assessed (its sha256 differs from answer_sha256)")
+    if data.context != data.context.strip() or sha256_text(data.context) != recorded.get("context_sha256"):
+        problems.append("context: not the exact context assessed (its sha256 differs from context_sha256)")
+    return problems
+
+
+def assessment_problems(data: AssessmentData, *, bundle: MemoryBundle | None = None) -> tuple[str, ...]:
+    """Every problem of an assessment report's data; ``bundle`` (the one assessed) adds its own checks."""
+    problems = input_problems(data)
+    audited, opinion, view = split_document(data.document)
+    problems += view
+    if bundle is not None and bundle.exact_context != data.context:
+        problems.append("context: not the exact context of the bundle given")
+    against = bundle if bundle is not None else citable_context(data, audited)
+    problems += verify_assessment(audited, bundle=against).problems
+    if KEY in data.document:
+        problems += verify_second_opinion(opinion, audited, bundle=bundle)
+    return tuple(problems)
+
+
+def citable_context(data: AssessmentData, audited: Mapping[str, Any]) -> MemoryBundle | None:
+    """The embedded context as a bundle to re-derive citations against: its format, and the references the
+    assessment resolved (every valid token it cites, so the re-derivation decides each token as the original
+    bundle did). None when the format is unknown or the assessment does not read."""
+    if data.context_format is None:
+        return None
+    try:
+        typed = AnswerabilityAssessment.model_validate(audited)
+    except ValidationError:
+        return None
+    references: dict[str, UUID] = {}
+    for requirement in typed.requirements:
+        for decision in requirement.citations:
+            if decision.memory_id is not None:
+                references.setdefault(decision.normalized, decision.memory_id)
+    return MemoryBundle(context_format=data.context_format, context_references=references,
+                        rendered_context=data.context)
+
+
+@dataclass(frozen=True)
+class CheckedTrial:
+    """A trial report's result as read back (None when it does not read), with every problem found."""
+
+    result: TrialResult | None
+    problems: tuple[str, ...]
+
+
+def trial_problems(data: TrialData) -> CheckedTrial:
+    raw = data.result
+    try:
+        result = read_result(raw)
+    except DatasetError as exc:
+        return CheckedTrial(None, (f"result: {exc}",))
+    problems = _summary_problems(raw, result)
+    problems += _gate_problems(result)
+    for position, sample in enumerate(raw["samples"]):
+        assessment = sample.get("assessment")
+        if assessment is None:
+            continue
+        label = f"samples[{position}] {sample.get('question_id')} repeat {sample.get('repeat')}"
+        problems += [f"{label}: {problem}" for problem in verify_assessment(assessment).problems]
+    try:
+        result = result.model_copy(update={"summary": summarize(result.samples, drafts=_drafts(result))})
+    except DatasetError:
+        pass  # reported by _summary_problems; the recorded summary stays on show
+    return CheckedTrial(result, tuple(problems))
+
+
+def read_result(raw: Mapping[str, Any]) -> TrialResult:
+    """A dumped ``TrialResult``, typed; one that does not read back exactly as recorded is a ``DatasetError``."""
+    samples: tuple[TrialSample, ...] | tuple[UpstreamSample, ...]
+    if raw.get("kind") == ResultKind.UPSTREAM:
+        samples = parse_samples(raw.get("samples"), UpstreamSample, "result")
+    else:
+        samples = parse_samples(raw.get("samples"), TrialSample, "result")
+    try:
+        result = TrialResult.model_validate({**raw, "samples": samples})
+    except ValidationError as exc:
+        raise DatasetError(describe_validation(exc)) from None
+    recorded = {key: value for key, value in raw.items() if key != "samples"}
+    problem = round_trip_problem(recorded, result.model_dump(mode="json", exclude={"samples"}))
+    if problem:
+        raise DatasetError(problem)
+    return result
+
+
+def _summary_problems(raw: Mapping[str, Any], result: TrialResult) -> list[str]:
+    try:
+        recomputed = summarize(result.samples, drafts=_drafts(result)).model_dump(mode="json")
+    except DatasetError as exc:
+        return [f"samples: {exc}"]
+    where = first_difference(raw.get("summary"), recomputed, "summary")
+    return [f"{where}: differs from what the samples give"] if where else []
+
+
+def _gate_problems(result: TrialResult) -> list[str]:
+    """Our gates are re-evaluated from the summary; upstream's are shown as published."""
+    gates = result.quality_gates
+    if gates is None or result.kind == ResultKind.UPSTREAM:
+        return []
+    known = {gate.value for gate in Gate}
+    unknown = [name for name in gates.results if name not in known]
+    if unknown:
+        return [f"quality_gates.results.{name}: not a gate answerlens evaluates" for name in unknown]
+    try:
+        summary = summarize(result.samples, drafts=_drafts(result))
+    except DatasetError:
+        return []  # reported by _summary_problems
+    fresh = evaluate_gates(summary,
+                           {Gate(name): gate.required for name, gate in gates.results.items()})
+    where = first_difference(gates.model_dump(mode="json"), fresh.model_dump(mode="json"), "quality_gates")
+    return [f"{where}: differs from the gates re-evaluated over the samples"] if where else []
+
+
+def _drafts(result: TrialResult) -> bool:
+    return result.drafts or any(sample.answer_label is not None for sample in result.samples)
+
+
+def first_difference(recorded: Any, fresh: Any, path: str) -> str | None:
+    """The JSON path of the first place two JSON values differ (type included), or None when equal."""
+    if isinstance(recorded, dict) and isinstance(fresh, dict):
+        for key in [*recorded, *(key for key in fresh if key not in recorded)]:
+            found = first_difference(recorded.get(key), fresh.get(key), f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(recorded, list) and isinstance(fresh, list):
+        if len(recorded) != len(fresh):
+            return path
+        for index, (left, right) in enumerate(zip(recorded, fresh, strict=True)):
+            found = first_difference(left, right, f"{path}[{index}]")
+            if found:
+                return found
+        return None
+    return None if type(recorded) is type(fresh) and recorded == fresh else path

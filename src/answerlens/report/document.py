@@ -1,0 +1,123 @@
+"""Making a report: the embedded data from typed values (or a printed assessment), and the one rendering of
+that data into the page. ``render`` is also what verification re-runs, so it depends on the data alone (no
+clock, no environment)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from answerlens.assessment import AnswerabilityAssessment
+from answerlens.audit import sha256_text
+from answerlens.errors import ReportError, describe_validation
+from answerlens.records import ContextFormat
+from answerlens.render import AUDITABLE_HEADER, COMPACT_HEADER, READER_HEADER
+from answerlens.report import assessment as assessment_page
+from answerlens.report import opinion as opinion_part
+from answerlens.report import trial as trial_page
+from answerlens.report.checks import assessment_problems, input_problems, trial_problems
+from answerlens.report.embedded import AssessmentData, Envelope, TrialData, data_block, envelope_of, generator
+from answerlens.report.page import document
+from answerlens.second_opinion.document import output_document
+from answerlens.second_opinion.models import SecondOpinion
+from answerlens.trials.result import TrialResult
+
+_HEADERS = ((ContextFormat.READER, READER_HEADER.split("{", 1)[0]),  # up to where citations change it
+            (ContextFormat.COMPACT, COMPACT_HEADER.split(",", 1)[0]), (ContextFormat.AUDITABLE, AUDITABLE_HEADER))
+
+
+def context_format_of(context: str) -> ContextFormat | None:
+    """The format a context was rendered in, from its header line (PRME's and ours share them); None when no
+    line among the first few (coverage notice, guidance, header) starts like one."""
+    for line in context.split("\n", 4)[:4]:
+        for fmt, start in _HEADERS:
+            if line.startswith(start):
+                return fmt
+    return None
+
+
+def assessment_report(
+    assessment: AnswerabilityAssessment | Mapping[str, Any],
+    *,
+    question: str,
+    context: str,
+    answer: str | None = None,
+    opinion: SecondOpinion | None = None,
+    context_format: ContextFormat | None = None,
+    source: str | None = None,
+) -> str:
+    """The report of one assessment (typed, or a printed document that may carry ``second_opinion``).
+
+    ``question``, ``answer`` and ``context`` must be the ones assessed (their hashes are checked: a
+    ``ReportError`` says which is not); ``context_format`` defaults to what the context's header says.
+    """
+    if isinstance(assessment, AnswerabilityAssessment):
+        document_json = (output_document(assessment, opinion) if opinion is not None
+                         else assessment.model_dump(mode="json"))
+    elif opinion is not None:
+        raise ReportError("pass the second opinion inside the printed document, or with a typed assessment")
+    else:
+        document_json = dict(assessment)
+    data = AssessmentData(source=source, question=question.strip(),
+                          answer=answer.strip() if answer is not None else None,
+                          context_format=context_format or context_format_of(context), context=context,
+                          document=document_json)
+    mismatched = input_problems(data)
+    if mismatched:
+        raise ReportError("; ".join(mismatched))
+    return render(Envelope(generator=generator(), report=data).model_dump(mode="json"))
+
+
+def assessed_answer(assessment: AnswerabilityAssessment, text: str | None) -> str | None:
+    """``text`` when it is the draft the assessment checked (by its hash), else None."""
+    if text is None or assessment.answer_sha256 is None:
+        return None
+    return text.strip() if sha256_text(text.strip()) == assessment.answer_sha256 else None
+
+
+def trial_report(result: TrialResult, *, source: str | None = None) -> str:
+    """The report of a trial result (ours, an unfinished run folder's, or upstream's)."""
+    data = TrialData(source=source, result=result.model_dump(mode="json"))
+    return render(Envelope(generator=generator(), report=data).model_dump(mode="json"))
+
+
+def render(raw: dict[str, Any]) -> str:
+    """The page for embedded data (as JSON), with the data itself embedded; ``ReportError`` when the data
+    cannot be shown at all."""
+    return rendered(raw)[0]
+
+
+def rendered(raw: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+    """The page, and the problems its data was found to have (the page shows them too)."""
+    envelope = envelope_of(raw)
+    report = envelope.report
+    if isinstance(report, TrialData):
+        checked = trial_problems(report)
+        if checked.result is None:
+            raise ReportError(f"the embedded trial result cannot be shown: {checked.problems[0]}")
+        sheets = trial_page.sheets(checked.result, report.source, checked.problems, envelope.generator)
+        page = document(title=trial_page.title(checked.result, report.source), kind="trial", sheets=sheets,
+                        data=data_block(raw))
+        return page, checked.problems
+    problems = assessment_problems(report)
+    try:
+        shown = assessment_page.Shown.of(report)
+    except ValidationError as exc:
+        raise ReportError(f"the embedded assessment cannot be shown: {describe_validation(exc, 'document')}") \
+            from None
+    css = assessment_page.focus_css(len(shown.assessment.requirements))
+    if shown.opinion is not None:
+        css += "\n" + opinion_part.flag_css(shown.opinion)
+    page = document(title=assessment_page.title(shown), kind="assessment",
+                    sheets=assessment_page.sheets(shown, problems, envelope.generator), data=data_block(raw), css=css)
+    return page, problems
+
+
+def problems_of(raw: dict[str, Any]) -> tuple[str, ...]:
+    """Every problem of the embedded data (``report.checks``), without rendering it."""
+    report = envelope_of(raw).report
+    if isinstance(report, AssessmentData):
+        return assessment_problems(report)
+    return trial_problems(report).problems

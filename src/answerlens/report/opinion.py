@@ -1,0 +1,155 @@
+"""The second opinion in a report: per requirement its badge, flags, verifier result and typed evidence; the
+verifier's note; the strict outcome; its hashes; and style rules that mark flagged citations in the context.
+Flag reasons are built by code from typed values, but they are escaped like everything else."""
+
+from __future__ import annotations
+
+import re
+from uuid import UUID
+
+from answerlens.report.page import heading, muted, section
+from answerlens.second_opinion.badges import Badge, badge, flags_by_ref
+from answerlens.second_opinion.models import (
+    RequirementOpinion,
+    SecondOpinion,
+    StrictChange,
+    StrictOutcome,
+    VerifierState,
+)
+from answerlens.ui.common.markup import STATUS_COLOURS, cell, colour, esc, hashes_html, notice_html, table_html
+
+BADGE_COLOURS = {Badge.AGREES: "#2b8a3e", Badge.FLAGS: "#e8590c", Badge.VERIFIER_DISAGREES: "#c92a2a",
+                 Badge.NOT_CHECKED: "#868e96"}
+FLAG_EDGE = "#e8590c"
+FLAG_STYLE = f"outline:2px solid {FLAG_EDGE};outline-offset:1px"
+"""How a flagged accepted citation is marked in the context: distinct from the dashed discarded outline."""
+_SAFE_REF = re.compile(r"[A-Za-z0-9_.:-]{1,80}")
+"""Refs that may appear inside a style rule's attribute selector as they are (anything else is not marked
+inline; the table below still lists it)."""
+
+
+def flagged(opinion: SecondOpinion) -> bool:
+    return any(item.flags for item in opinion.requirements)
+
+
+def flag_css(opinion: SecondOpinion) -> str:
+    """One rule per flagged citation: its accepted mark in the context gets the flag outline."""
+    rules = []
+    for index, item in enumerate(opinion.requirements):
+        for ref in flags_by_ref(item):
+            if _SAFE_REF.fullmatch(ref):
+                rules.append(f'.rp mark.al-cite[data-citation="accepted"][data-requirement="{index}"]'
+                             f'[data-ref="{ref}"]{{{FLAG_STYLE}}}')
+    return "\n".join(rules)
+
+
+def section_html(opinion: SecondOpinion) -> str:
+    parts = [muted(f"Flag rules {opinion.flag_rules_version} · evidence policy {opinion.policy.value} · "
+                   "typed evidence read from the bundle, never from the model"), _note(opinion)]
+    if opinion.strict is not None:
+        parts.append(_strict(opinion.strict))
+    parts += [_table(opinion), *_evidence(opinion), heading("Hashes"),
+              hashes_html({"opinion_id": opinion.opinion_id, "opinion_sha256": opinion.opinion_sha256,
+                           "verifier_configuration_sha256": opinion.verifier_configuration_sha256},
+                          copy_buttons=False)]
+    return section("second-opinion", "Second opinion", *parts)
+
+
+def _note(opinion: SecondOpinion) -> str:
+    note = opinion.verifier_note
+    if note.state == VerifierState.CHECKED:
+        checked = sum(item.verifier is not None for item in opinion.requirements)
+        return notice_html("ok", f"Claim verifier: checked {checked} supported or conflicting requirement(s)")
+    if note.state == VerifierState.NOT_REQUESTED:
+        return notice_html("info", "Claim verifier: not requested", "only the deterministic flags were computed")
+    return notice_html("warning", f"Claim verifier: {note.message or note.state.value}", note.detail, note.remedy)
+
+
+def strict_why(strict: StrictOutcome) -> str:
+    """One sentence for the Why paragraph: what the strict policy demoted, and the verdict that follows."""
+    if not strict.changes:
+        return (f"The strict evidence policy changed nothing: the verdict stays {strict.verdict.value} "
+                f"(action {strict.recommended_action.value}).")
+    demoted = "; ".join(f"requirement {change.index} {change.from_status.value} → {change.to_status.value} "
+                        f"({', '.join(_reasons(change))})" for change in strict.changes)
+    return (f"The strict evidence policy demoted {demoted}, so the verdict is {strict.verdict.value} "
+            f"(action {strict.recommended_action.value}).")
+
+
+def _reasons(change: StrictChange) -> list[str]:
+    return [code.value for code in change.flags] + (
+        [f"verifier {change.verifier_status.value}"] if change.verifier_status is not None else [])
+
+
+def _strict(strict: StrictOutcome) -> str:
+    changes = [f"[{change.index}] {change.from_status.value} → {change.to_status.value}: "
+               + ", ".join(_reasons(change)) for change in strict.changes]
+    title = (f"Strict evidence policy: verdict {strict.verdict.value}, action "
+             f"{strict.recommended_action.value.replace('_', ' ')}")
+    return (f'<div data-strict-verdict="{esc(strict.verdict.value)}">'
+            + notice_html("warning" if changes else "info", title,
+                          "changed: " + "; ".join(changes) if changes else "nothing changed") + "</div>")
+
+
+def _table(opinion: SecondOpinion) -> str:
+    rows = []
+    for index, item in enumerate(opinion.requirements):
+        mark = badge(item)
+        status = item.status.value
+        flags = "".join(f'<div data-flag="{esc(flag.code.value)}"><code>{esc(flag.code.value)}</code> '
+                        f'({esc(", ".join(flag.refs))}): {esc(flag.reason)}</div>' for flag in item.flags) or "—"
+        rows.append(
+            f'<td data-opinion-row="{index}"><span class="al-dot" style="background-color:{colour(index)}">'
+            f"{index}</span></td>" + f'<td class="al-text">{esc(item.requirement)}</td>'
+            + f'<td class="al-nowrap" data-status="{esc(status)}" style="color:{STATUS_COLOURS.get(status, "inherit")}'
+            f';font-weight:600">{esc(status)}</td>'
+            + f'<td><span class="rp-pill" data-badge="{mark.value}" style="color:{BADGE_COLOURS[mark]}">'
+            f'{esc(mark.value.replace("_", " "))}</span></td>'
+            + f'<td class="al-text">{flags}</td>' + cell(_verifier(item)))
+    return table_html(["#", "requirement", "status", "second opinion", "flags", "claim verifier"], rows)
+
+
+def _verifier(item: RequirementOpinion) -> str:
+    result = item.verifier
+    if result is None:
+        return "not run"
+    refs = {evidence.memory_id: evidence.ref for evidence in item.typed_evidence}
+    parts = [result.status.value]
+    for side, group, basis in (("supporting", result.supporting_group, result.supporting_basis),
+                               ("refuting", result.refuting_group, result.refuting_basis)):
+        if group:
+            parts.append(f"{side} {_refs(group, refs)}" + (f" ({basis.value})" if basis else ""))
+    if result.limitations:
+        parts.append("limitations " + ", ".join(limit.value for limit in result.limitations))
+    return "; ".join(parts)
+
+
+def _refs(group: tuple[UUID, ...], refs: dict[UUID, str]) -> str:
+    return "+".join(refs.get(memory_id, str(memory_id)) for memory_id in group)
+
+
+def _evidence(opinion: SecondOpinion) -> list[str]:
+    """Typed evidence per requirement that cites any: the record's typed fields and its packed text."""
+    parts = []
+    for index, item in enumerate(opinion.requirements):
+        if not item.typed_evidence:
+            continue
+        rows = [cell(e.ref) + cell(e.section) + cell(e.node_type.value) + cell(e.source_type.value)
+                + cell(e.epistemic_type.value) + cell(e.lifecycle_state.value) + cell(_time(e.event_time))
+                + cell(_window(e.valid_from, e.valid_to)) + cell(e.superseded_by or "—")
+                + cell(e.speaker or "—") + f'<td class="al-text">{esc(e.text)}</td>'
+                for e in item.typed_evidence]
+        parts += [heading(f"Typed evidence of requirement {index}"),
+                  table_html(["ref", "section", "type", "source", "epistemic", "lifecycle", "event time",
+                              "valid", "superseded by", "speaker", "text"], rows)]
+    return parts
+
+
+def _window(start: object, end: object) -> str:
+    if start is None and end is None:
+        return "—"
+    return f"{_time(start)} → {_time(end)}"
+
+
+def _time(value: object) -> str:
+    return "—" if value is None else str(value)

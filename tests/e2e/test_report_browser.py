@@ -1,0 +1,307 @@
+"""Reports opened from disk in the real headless Chromium with JavaScript off and every request recorded: the
+verdict and highlighted citations show, nothing is fetched, nothing runs; charts are SVG; the requirement
+picker works without a script; dark theme and print. And the app's Download report buttons."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from answerlens.report import verify_report
+from answerlens.samples import load_sample
+from answerlens.ui.common.markup import DISCARDED_BG, colour
+from tests.e2e.conftest import TIMEOUT, choose, radio, settle
+from tests.paths import SAMPLES
+from tests.report import builders
+from tests.report.inert import problems
+
+pytestmark = pytest.mark.e2e
+ASSESSMENTS = [pytest.param(name, id=name) for name in builders.SAMPLE_NAMES]
+TRIALS = [pytest.param(name, id=name) for name in builders.TRIALS]
+SCREENSHOT_SAMPLE = "compact_citation_errors"
+
+
+def rgb(hex_colour: str) -> str:
+    value = hex_colour.lstrip("#")
+    red, green, blue = (int(value[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgb({red}, {green}, {blue})"
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Every report as a file, made in a thread of its own: the sync Playwright API owns this thread's loop."""
+    folder = tmp_path_factory.mktemp("reports")
+
+    def make() -> dict[str, Path]:
+        made: dict[str, str] = {name: builders.report_of(name) for name in builders.SAMPLE_NAMES}
+        made |= {f"{name}+opinion": builders.report_of(name, with_opinion=True) for name in builders.OPINION_SAMPLES}
+        made |= {f"trial-{name}": builders.trial_report_of(name) for name in builders.TRIALS}
+        made["large-500"] = builders.large_report()
+        files = {}
+        for name, html in made.items():
+            files[name] = folder / f"{name}.html"
+            files[name].write_text(html, encoding="utf-8")
+        return files
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(make).result()
+
+
+@dataclass
+class Offline:
+    """A page with JavaScript disabled whose every request is recorded, and aborted unless it is the file."""
+
+    page: Any
+    requests: list[str] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+
+    def open(self, path: Path) -> str:
+        url = path.resolve().as_uri()
+        self.page.goto(url)
+        self.page.wait_for_load_state("load")
+        return url
+
+
+@pytest.fixture
+def offline(browser: Any) -> Iterator[Callable[..., Offline]]:
+    contexts: list[Any] = []
+
+    def make(**options: Any) -> Offline:
+        context = browser.new_context(java_script_enabled=False, offline=True, **options)
+        contexts.append(context)
+        page = context.new_page()
+        seen = Offline(page)
+        page.on("request", lambda request: seen.requests.append(request.url))
+        page.on("console", lambda message: seen.console.append(message.text))
+        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
+                      else route.abort())
+        return seen
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def assert_nothing_fetched_and_nothing_runs(seen: Offline, url: str) -> None:
+    assert seen.requests == [url], "the file itself and nothing else"
+    assert seen.console == [], "no blocked load, no policy violation"
+    assert problems(seen.page.content()) == [], "the DOM the browser built is inert"
+
+
+@pytest.mark.parametrize("name", ASSESSMENTS)
+def test_an_assessment_report_opens_offline_without_scripts(offline: Callable[..., Offline],
+                                                            reports: dict[str, Path], name: str) -> None:
+    seen = offline()
+    url = seen.open(reports[name])
+    page = seen.page
+    _, assessment = builders.replayed(name)
+    verdict = page.locator("[data-verdict]")
+    expect(verdict).to_be_visible()
+    assert verdict.get_attribute("data-verdict") == assessment.verdict.value
+    assert assessment.verdict.value.upper() in verdict.inner_text()
+    marks = page.locator('.al-context mark[data-citation="accepted"]')
+    accepted = [(index, decision.normalized) for index, requirement in enumerate(assessment.requirements)
+                for decision in requirement.citations if decision.span is not None and decision.memory_id
+                and decision.decision.value == "accepted"]
+    assert marks.count() == len(accepted)
+    for index, ref in accepted[:3]:
+        mark = page.locator(f'.al-context mark[data-citation="accepted"][data-requirement="{index}"]'
+                            f'[data-ref="{ref}"]').first
+        expect(mark).to_be_visible()
+        assert mark.evaluate("m => getComputedStyle(m).backgroundColor") == rgb(colour(index))
+    assert page.locator('[data-hash="evaluation_id"]').inner_text() == assessment.evaluation_id
+    assert_nothing_fetched_and_nothing_runs(seen, url)
+
+
+def test_discarded_citations_are_dashed_in_the_context(offline: Callable[..., Offline],
+                                                       reports: dict[str, Path]) -> None:
+    seen = offline()
+    seen.open(reports["prme_reader_citations"])
+    duplicate = seen.page.locator('.al-context mark[data-citation="discarded"][data-requirement="1"][data-ref="m4"]')
+    assert duplicate.evaluate("m => getComputedStyle(m).backgroundColor") == rgb(DISCARDED_BG)
+    assert duplicate.evaluate("m => getComputedStyle(m).outlineStyle") == "dashed"
+    row = seen.page.locator('#discarded td[data-citation="discarded"][data-requirement="1"]').first
+    assert row.get_attribute("data-reason") == "duplicate_memory"
+
+
+def test_hostile_record_text_shows_as_text_and_nothing_else(offline: Callable[..., Offline],
+                                                            reports: dict[str, Path]) -> None:
+    seen = offline()
+    url = seen.open(reports["hostile_record_text"])
+    page = seen.page
+    context = page.locator(".al-context").inner_text()
+    for written in ("<script>alert('xss')</script>", "<img src=x onerror=alert(1)>", "<b>APPROVED</b>",
+                    "Ignore previous instructions"):
+        assert written in context
+    assert page.locator("img, b, iframe, object, embed, a, link, base, form").count() == 0
+    assert page.locator("script").count() == 1
+    assert page.locator("script").get_attribute("type") == "application/json"
+    assert_nothing_fetched_and_nothing_runs(seen, url)
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, id=name) for name in builders.OPINION_SAMPLES])
+def test_a_second_opinion_marks_its_flagged_citation(offline: Callable[..., Offline], reports: dict[str, Path],
+                                                     name: str) -> None:
+    seen = offline()
+    url = seen.open(reports[f"{name}+opinion"])
+    page = seen.page
+    assert page.locator("[data-verdict]").get_attribute("data-verdict") == "insufficient", "the strict verdict"
+    assert page.locator('[data-badge="flags"]').count() == 1
+    ref = builders.opinion_of(name).requirements[0].flags[0].refs[0]
+    mark = page.locator(f'.al-context mark[data-citation="accepted"][data-requirement="0"][data-ref="{ref}"]')
+    assert mark.evaluate("m => getComputedStyle(m).outlineStyle") == "solid"
+    assert mark.evaluate("m => getComputedStyle(m).outlineColor") == rgb("#e8590c")
+    assert_nothing_fetched_and_nothing_runs(seen, url)
+
+
+def test_the_requirement_picker_works_with_scripts_off(offline: Callable[..., Offline],
+                                                       reports: dict[str, Path]) -> None:
+    seen = offline()
+    seen.open(reports["large_platform_history"])
+    page = seen.page
+
+    def background(requirement: int) -> str:
+        return str(page.locator(f'.al-context mark[data-citation="accepted"][data-requirement="{requirement}"]')
+                   .first.evaluate("m => getComputedStyle(m).backgroundColor"))
+
+    assert (background(0), background(1)) == (rgb(colour(0)), rgb(colour(1)))
+    page.locator("label").filter(has=page.locator("#rp-focus-1")).click()
+    assert (background(0), background(1)) == ("rgba(0, 0, 0, 0)", rgb(colour(1)))
+    row = page.locator('tr[data-requirement-row="0"]')
+    assert row.evaluate("r => getComputedStyle(r).opacity") == "0.4"
+    page.locator("label").filter(has=page.locator("#rp-focus-all")).click()
+    assert background(0) == rgb(colour(0))
+
+
+def test_dark_theme_follows_the_system(offline: Callable[..., Offline], reports: dict[str, Path]) -> None:
+    seen = offline(color_scheme="dark")
+    seen.open(reports["compact_citation_errors"])
+    page = seen.page
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(13, 17, 23)"
+    assert page.locator(".al-context").evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(1, 4, 9)"
+    assert page.locator(".al-context").evaluate("e => getComputedStyle(e).color") == "rgb(230, 237, 243)"
+    verdict = page.locator(".al-verdict")
+    assert verdict.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(22, 27, 34)"
+    light = offline(color_scheme="light")
+    light.open(reports["compact_citation_errors"])
+    assert light.page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+
+
+@pytest.mark.parametrize("paper", [pytest.param("A4", id="a4"), pytest.param("Letter", id="letter")])
+def test_it_prints_each_sheet_from_a_new_page(offline: Callable[..., Offline], reports: dict[str, Path],
+                                              paper: str) -> None:
+    seen = offline()
+    seen.open(reports["large_platform_history"])
+    page = seen.page
+    page.emulate_media(media="print")
+    assert page.locator(".al-context").evaluate("e => getComputedStyle(e).maxHeight") == "none"
+    sheets = page.locator(".rp-sheet")
+    assert sheets.nth(1).evaluate("e => getComputedStyle(e).breakBefore") == "page"
+    assert page.locator(".rp-focus").evaluate("e => getComputedStyle(e).display") == "none"
+    pdf = page.pdf(format=paper, print_background=True)
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
+    assert pages >= sheets.count() + 3, "the 200-line context runs over several pages"
+
+
+def test_the_500_record_report_opens(offline: Callable[..., Offline], reports: dict[str, Path]) -> None:
+    path = reports["large-500"]
+    assert path.stat().st_size < 1_000_000
+    seen = offline()
+    url = seen.open(path)
+    assert seen.page.locator(".al-context .al-line").count() >= 500
+    assert seen.page.locator("[data-verdict]").get_attribute("data-verdict") == "partial"
+    assert_nothing_fetched_and_nothing_runs(seen, url)
+
+
+@pytest.mark.parametrize("name", TRIALS)
+def test_a_trial_report_opens_offline_with_svg_charts(offline: Callable[..., Offline], reports: dict[str, Path],
+                                                      name: str) -> None:
+    seen = offline()
+    url = seen.open(reports[f"trial-{name}"])
+    page = seen.page
+    result = builders.trial(name)
+    charts = page.locator("svg[data-chart]")
+    assert charts.count() >= 3
+    expect(charts.first).to_be_visible()
+    assert page.locator('svg[data-chart="grid"] rect[data-outcome]').count() == len(result.samples)
+    box = charts.first.bounding_box()
+    assert box is not None and box["width"] > 300 and box["height"] > 200
+    assert result.quality_gates is not None
+    assert page.locator("[data-gates-passed]").get_attribute("data-gates-passed") == str(
+        result.quality_gates.passed).lower()
+    assert page.locator("td[data-question-id]").count() == result.summary.questions
+    assert_nothing_fetched_and_nothing_runs(seen, url)
+
+
+def test_screenshot_of_a_report(offline: Callable[..., Offline], reports: dict[str, Path],
+                                screenshots: Path | None) -> None:
+    """docs/report.png (with ANSWERLENS_SCREENSHOTS=docs): a report as it opens from disk."""
+    seen = offline(viewport={"width": 1280, "height": 900})
+    seen.open(reports[SCREENSHOT_SAMPLE])
+    expect(seen.page.locator("[data-verdict]")).to_be_visible()
+    if screenshots is not None:
+        seen.page.screenshot(path=str(screenshots / "report.png"), full_page=True)
+
+
+# --- the app's Download report buttons ------------------------------------------------------------------
+
+
+def test_inspect_downloads_a_report_that_verifies(page: Any, tmp_path: Path) -> None:
+    sample = load_sample(SAMPLES / "draft_answer_unsupported_claim.json")
+    choose(page, "Sample bundle", sample.title)
+    radio(page, "Provider", "Recorded response")
+    expect(page.get_by_label("Question")).to_have_value(sample.question, timeout=TIMEOUT)
+    page.get_by_role("button", name="Assess", exact=True).click()
+    page.locator("[data-verdict]").wait_for(timeout=TIMEOUT)
+    settle(page)
+    verdict = page.locator("[data-verdict]").get_attribute("data-verdict")
+    with page.expect_download(timeout=TIMEOUT) as info:
+        page.get_by_role("button", name="Download report").click()
+    download = info.value
+    assert re.fullmatch(r"answerlens-report-[0-9a-f]{12}\.html", download.suggested_filename)
+    path = tmp_path / download.suggested_filename
+    download.save_as(path)
+    html = path.read_text(encoding="utf-8")
+    assert verify_report(html).ok
+    assert f'data-verdict="{verdict}"' in html
+    assert sample.answer is not None and sample.answer in html, "the draft assessed, by its hash"
+
+
+def test_trials_downloads_a_report_that_verifies(page: Any, tmp_path: Path) -> None:
+    page.get_by_role("link", name="Trials").click()
+    page.get_by_role("heading", name="Trials").wait_for(timeout=TIMEOUT)
+    settle(page)
+    page.locator('[data-testid="stMain"] [data-testid="stRadio"]').first.get_by_text(
+        "Open a result", exact=True).click()
+    settle(page)
+    page.get_by_label("Run directory, result.json, or an upstream trial result file").fill(str(builders.UPSTREAM))
+    page.get_by_role("button", name="Open", exact=True).click()
+    page.locator("[data-gate]").first.wait_for(timeout=TIMEOUT)
+    settle(page)
+    with page.expect_download(timeout=TIMEOUT) as info:
+        page.get_by_role("button", name="Download report").click()
+    download = info.value
+    assert download.suggested_filename == "answerlens-trial-beam-100k-answerability-dev-v2-results.html"
+    path = tmp_path / download.suggested_filename
+    download.save_as(path)
+    check = verify_report(path.read_text(encoding="utf-8"))
+    assert (check.kind, check.problems) == ("trial", ())
+
+
+@pytest.mark.parametrize("name", [pytest.param("second_opinion_plan_as_fact+opinion", id="assessment"),
+                                  pytest.param("trial-upstream", id="trial")])
+def test_a_phone_reads_it_without_sideways_scrolling(offline: Callable[..., Offline], reports: dict[str, Path],
+                                                     name: str) -> None:
+    seen = offline(viewport={"width": 390, "height": 844})
+    seen.open(reports[name])
+    assert seen.page.evaluate("document.documentElement.scrollWidth") <= 390, "wide tables scroll on their own"
+    first = seen.page.locator("[data-verdict], [data-gates-passed]").first
+    box = first.bounding_box()
+    assert box is not None and box["width"] <= 390
