@@ -37,7 +37,7 @@ def test_a_run_where_every_call_failed_alike_measures_nothing(with_errors: Trial
     errors = tuple(sample for sample in with_errors.samples if sample.error is not None)
     failed = with_errors.model_copy(update={"samples": errors, "summary": summarize(errors)})
     (notice,) = notices(failed)
-    assert notice.kind == "error" and notice.title.startswith("Every call failed the same way (server_error, ×2)")
+    assert notice.kind == "error" and notice.title.startswith("Every model call failed the same way (server_error, ×2)")
     assert "HTTP 500" in (notice.detail or "") and "same output directory" in (notice.remedy or "")
 
 

@@ -87,7 +87,8 @@ def group_errors(samples: Iterable[AnySample]) -> list[ErrorGroup]:
     return sorted(groups, key=lambda group: (-group.count, order[(group.kind, group.message)]))
 
 
-def every_call_failed_alike(groups: list[ErrorGroup], assessed: int) -> bool:
-    """True when no sample was assessed and all error samples share one kind and message: the endpoint, not the
-    questions, failed (the figures then describe nothing)."""
-    return assessed == 0 and len(groups) == 1
+def every_call_failed_alike(groups: list[ErrorGroup], called: int) -> bool:
+    """True when no model call succeeded (``called``: assessed samples that called the model) and all error
+    samples share one kind and message: the endpoint, not the questions, failed, and no figure measures the model.
+    Samples decided without a call (an empty bundle) do not count: they never reached the model."""
+    return called == 0 and len(groups) == 1

@@ -52,10 +52,13 @@ def result_notices(result: TrialResult, groups: list[ErrorGroup]) -> list[Notice
         notices.append(Notice("warning", f"Unfinished run: {counted(s.planned_samples, 'sample')} saved so far",
                               "there is no result.json yet; the gates below are provisional",
                               "run the trial again into this output directory to finish it"))
-    if every_call_failed_alike(groups, s.samples):
+    called = sum(1 for sample in result.samples if sample.assessment is not None and sample.assessment.model_called)
+    if every_call_failed_alike(groups, called):
         group = groups[0]
-        notices.append(Notice("error", f"Every call failed the same way ({group.kind}, ×{group.count}): "
-                              "nothing was assessed, so no figure below measures the model",
+        uncalled = (f"; the {counted(s.samples, 'sample')} assessed needed no model call (no citable evidence)"
+                    if s.samples else "")
+        notices.append(Notice("error", f"Every model call failed the same way ({group.kind}, ×{group.count}): "
+                              f"no figure below measures the model{uncalled}",
                               trial_message(group.message), trial_remedy(group.kind)))
     elif s.samples < MIN_SAMPLES_FOR_RATE:
         notices.append(Notice("warning", f"Only {counted(s.samples, 'sample')} assessed "
