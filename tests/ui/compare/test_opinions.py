@@ -53,7 +53,8 @@ def test_the_pair_as_the_page_shows_it() -> None:
     assert tuple(frame.columns) == opinions.OPINION_COLUMNS
     assert frame["opinion A"].tolist() == ["flags", "agrees", "agrees"]
     assert frame["opinion B"].tolist() == ["not checked", "agrees", "agrees"]
-    assert frame["flags removed"].fillna("").tolist() == ["superseded_for_present", "", ""]
+    assert frame["flags removed"].tolist() == ["superseded_for_present", "", ""]
+    assert frame["flags added"].tolist() == ["", "", ""] and frame["verifier A"].tolist() == ["not run"] * 3
     html = opinions.verdicts_html(result)
     assert 'data-strict-side="A" data-strict-changed="true"' in html
     assert 'data-strict-side="B" data-strict-changed="false"' in html
@@ -75,6 +76,7 @@ def test_only_one_side_with_an_opinion() -> None:
     result = diff(printed, plain)
     assert (result.has_a, result.has_b) == (True, False)
     assert [row.badge_b for row in result.rows] == [None, None, None]
+    assert opinions.opinion_frame(result)["verifier B"].isna().all()  # no opinion: empty, not "not run"
     assert 'data-opinions="A"' in opinions.coverage_html(result)
     assert 'data-strict-side="B" data-strict-changed="none"' in opinions.verdicts_html(result)
 

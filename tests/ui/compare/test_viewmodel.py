@@ -10,12 +10,14 @@ import re
 import pytest
 
 from answerlens import AnswerabilityConfig, derive_assessment, load_bundle, verify_assessment
-from answerlens.ui.common.markup import OUTCOME_COLOURS, STATUS_COLOURS
+from answerlens.ui.common.markup import STATUS_COLOURS
 from answerlens.ui.compare.viewmodel import (
+    CHANGED_COLOUR,
     COMPARED_FIELDS,
     HASHES,
     REQUIREMENT_COLUMNS,
     REQUIREMENT_SPEC,
+    SAME_COLOUR,
     compare,
     fields_html,
     identity_html,
@@ -151,7 +153,8 @@ def test_requirements_table_colours_statuses_and_unchanged_rows() -> None:
     html = requirements_table(requirements_frame(compare(*_changed_pair()))).to_html()
     for status in ("supported", "unsupported"):
         assert f"color: {STATUS_COLOURS[status]}" in html
-    assert f"background-color: {OUTCOME_COLOURS[True][0]}" in html and f"color: {OUTCOME_COLOURS[None][1]}" in html
+    assert f"color: {SAME_COLOUR}" in html and f"color: {CHANGED_COLOUR}" in html
+    assert "background-color" not in html  # a dataframe's cell backgrounds would not follow a dark theme
 
 
 def test_an_empty_diff_is_an_empty_table() -> None:

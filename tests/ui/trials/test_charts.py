@@ -22,7 +22,7 @@ def test_charts_of_the_upstream_result(upstream: TrialResult) -> None:
     assert {trace.name for trace in grid.data} <= set(trial_charts.OUTCOME_NAMES.values())
     cites = trial_charts.citation_errors(rows)
     assert list(cites.data[0].y) == ["100K_0_q2_contradiction_resolution", "100K_1_q2_contradiction_resolution"]
-    assert "38 of 40 questions have none" in cites.layout.title.text
+    assert cites.layout.title.subtitle.text == "38 of 40 questions have none"
     agreement = trial_charts.requirement_agreement(rows)
     assert sum(sum(trace.x) for trace in agreement.data) == sum(row.requirements for row in rows)
 
@@ -41,18 +41,20 @@ def test_unsafe_answers_the_second_opinion_would_have_caught(opinionated: list[U
     summary = opinions.summarize(opinions.triples(opinionated), opinions.STORED)
     assert summary is not None
     figure = trial_charts.second_opinion(summary.counts)
-    caught, alarms = figure.data
+    alarms, caught = figure.data  # caught drawn last: on top of its row
     assert caught.name == "unsafe answers caught (of 2)" and alarms.name == "correct answers questioned (of 2)"
     assert list(caught.y) == ["any reason", "speech_act_mismatch", "superseded_for_present"]
     assert list(caught.x) == [2, 1, 1] and list(alarms.x) == [0, 0, 0]
     assert caught.marker.color == trial_charts.OUTCOME_COLOURS["surface_conflict"]
     assert alarms.marker.color == trial_charts.OUTCOME_COLOURS["abstain"]
-    assert figure.layout.title.text.startswith("Unsafe answers caught: 2 of 2<br>")
+    assert figure.layout.title.text == "Unsafe answers caught: 2 of 2" and figure.layout.title.subtitle.text
+    assert list(caught.text) == ["2", "1", "1"] and list(alarms.text) == ["", "", ""]  # no "0" labels
 
 
 def test_verifier_disagreement_is_named_in_words() -> None:
     counts = OpinionCounts(unsafe_answers=3, unsafe_caught=1, caught_by={VERIFIER_DISAGREES: 1}, correct_answers=1,
                            false_alarms=1, false_alarms_by={"negated_support": 1})
     figure = trial_charts.second_opinion(counts)
-    assert list(figure.data[0].y) == ["any reason", "negated_support", "verifier disagrees"]
-    assert list(figure.data[0].x) == [1, 0, 1] and list(figure.data[1].x) == [1, 1, 0]
+    alarms, caught = figure.data
+    assert list(caught.y) == ["any reason", "negated_support", "verifier disagrees"]
+    assert list(caught.x) == [1, 0, 1] and list(alarms.x) == [1, 1, 0]

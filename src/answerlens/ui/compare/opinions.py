@@ -143,10 +143,17 @@ def _words(value: str | None) -> str | None:
     return value.replace("_", " ") if value is not None else None
 
 
+def _verifier_cell(status: str | None, badge: str | None) -> str | None:
+    """The verifier's status; ``not run`` where the side has an opinion on the requirement but no verifier result."""
+    return status if status is not None or badge is None else "not run"
+
+
 def opinion_frame(diff: OpinionDiff) -> pd.DataFrame:
-    """One row per aligned requirement: each side's badge, the flag codes B adds or drops, the verifier statuses."""
-    rows = [[row.a, row.b, _words(row.badge_a), _words(row.badge_b), row.requirement, " ".join(row.added) or None,
-             " ".join(row.removed) or None, row.verifier_a, row.verifier_b] for row in diff.rows]
+    """One row per aligned requirement: each side's badge, the flag codes B adds or drops, the verifier statuses.
+    An empty cell means the side has no opinion on that requirement."""
+    rows = [[row.a, row.b, _words(row.badge_a), _words(row.badge_b), row.requirement, " ".join(row.added),
+             " ".join(row.removed), _verifier_cell(row.verifier_a, row.badge_a),
+             _verifier_cell(row.verifier_b, row.badge_b)] for row in diff.rows]
     return pd.DataFrame(rows, columns=list(OPINION_COLUMNS)).astype({"A #": "Int64", "B #": "Int64"})
 
 

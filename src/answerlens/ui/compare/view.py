@@ -133,7 +133,7 @@ def second_opinion(prefix: str, diff: OpinionDiff | None) -> None:
     if diff is None:
         st.html('<div data-opinions="">' + notice_html(
             "info", "Neither assessment carries a second opinion",
-            remedy="compare the printed output of `answerlens assess … --second-opinion --json` (or the shipped "
+            remedy="compare the printed output of answerlens assess … --second-opinion --json (or the shipped "
             "example) to see flags and verifier results side by side") + "</div>")
         return
     st.html(coverage_html(diff))

@@ -16,8 +16,8 @@ from pandas.io.formats.style import Styler
 
 from answerlens.audit import IDENTITY_FIELDS
 from answerlens.ui.common.markup import (
-    OUTCOME_COLOURS,
     STATUS_COLOURS,
+    VERDICT_COLOURS,
     cell,
     esc,
     notice_html,
@@ -148,7 +148,8 @@ def identity_html(comparison: Comparison) -> str:
               else "Different validated output: assessment_sha256 differs")
     hint = None
     if same_in and not same_out:
-        hint = "The same inputs gave a different result: the model is not deterministic here (see the diff)."
+        hint = ("The same inputs gave a different result: the replies differ (a model that is not deterministic "
+                "here, or another recording); see the diff.")
     return (f'<div data-same-inputs="{str(same_in).lower()}">'
             f'{notice_html("ok" if same_in else "warning", inputs)}</div>'
             f'<div data-same-output="{str(same_out).lower()}">'
@@ -223,6 +224,13 @@ def _status_css(status: Any) -> str:
     return f"color:{colour};font-weight:600" if colour else ""
 
 
+SAME_COLOUR = STATUS_COLOURS["supported"]
+CHANGED_COLOUR = VERDICT_COLOURS["partial"][0]
+"""Text colours only (no cell background): a dataframe's cell colours do not follow the theme, and these two read
+on a light and on a dark background alike."""
+
+
 def _change_css(change: Any) -> str:
-    soft, strong = OUTCOME_COLOURS[True if change == "same" else None]
-    return f"background-color:{soft};color:{strong}"
+    if change == "same":
+        return f"color:{SAME_COLOUR}"
+    return f"color:{CHANGED_COLOUR};font-weight:600"

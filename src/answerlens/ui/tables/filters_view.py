@@ -37,17 +37,21 @@ def table(key: str, frame: pd.DataFrame, spec: TableSpec, *, noun: str, file_ste
 
 
 def _controls(key: str, frame: pd.DataFrame, spec: TableSpec, placeholder: str) -> TableFilter:
-    """Search first (full width on a phone), then the facets and the sort order side by side."""
-    search = st.text_input("Search", key=f"{key}.search", placeholder=placeholder,
-                           help="every word must occur in " + ", ".join(spec.search_columns))
-    columns = st.columns(len(spec.facets) + 1)
+    """The search box, and the facets and sort order in a popover beside it (its label counts the active ones),
+    so the table stays next to its title on a phone."""
+    search_column, more_column = st.columns([3, 1], vertical_alignment="bottom")
+    search = search_column.text_input("Search", key=f"{key}.search", placeholder=placeholder,
+                                      help="every word must occur in " + ", ".join(spec.search_columns))
+    keys = [f"{key}.{_slug(facet.label)}" for facet in spec.facets]
+    active = sum(bool(st.session_state.get(name)) for name in keys)
+    active += st.session_state.get(f"{key}.sort", TABLE_ORDER) != TABLE_ORDER
+    label = "Filter and sort" + (f" ({active})" if active else "")
     allowed = {}
-    for column, facet in zip(columns, spec.facets, strict=False):
-        picked = column.multiselect(facet.label, filters.facet_values(frame, facet), key=f"{key}.{_slug(facet.label)}",
-                                    placeholder="all", help=f"keep rows whose {' or '.join(facet.columns)} is one "
-                                    "of these")
-        allowed[facet.label] = frozenset(picked)
-    with columns[-1]:
+    with more_column.popover(label, icon=":material/filter_list:", width="stretch"):
+        for facet, name in zip(spec.facets, keys, strict=True):
+            picked = st.multiselect(facet.label, filters.facet_values(frame, facet), key=name, placeholder="all",
+                                    help=f"keep rows whose {' or '.join(facet.columns)} is one of these")
+            allowed[facet.label] = frozenset(picked)
         sort_by = st.selectbox("Sort by", [TABLE_ORDER, *frame.columns], key=f"{key}.sort")
         descending = st.toggle("Descending", key=f"{key}.descending", disabled=sort_by == TABLE_ORDER)
     return TableFilter(search=search, allowed=allowed, sort_by=None if sort_by == TABLE_ORDER else sort_by,

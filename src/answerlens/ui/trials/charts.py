@@ -33,8 +33,10 @@ LEGEND_PX = 56
 def _layout(figure: go.Figure, *, title: str, height: int, axis_px: int = 0, subtitle: str | None = None) -> go.Figure:
     """A short title on top (it must fit a phone's width) with any detail in a smaller subtitle under it; the legend
     pinned to the figure's bottom edge, below any x-axis title (``axis_px``)."""
-    text = title if subtitle is None else f"{title}<br><sup>{subtitle}</sup>"
-    figure.update_layout(title={"text": text, "x": 0, "font": {"size": 15}}, height=height + LEGEND_PX + axis_px,
+    heading: dict[str, object] = {"text": title, "x": 0, "font": {"size": 15}}
+    if subtitle is not None:
+        heading["subtitle"] = {"text": subtitle, "font": {"size": 12}}
+    figure.update_layout(title=heading, height=height + LEGEND_PX + axis_px,
                          margin={"l": 10, "r": 10, "t": 60, "b": LEGEND_PX + axis_px},
                          legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
                          plot_bgcolor="rgba(0,0,0,0)")
@@ -129,14 +131,15 @@ def second_opinion(counts: OpinionCounts) -> go.Figure:
     caught = [counts.unsafe_caught, *(counts.caught_by.get(reason, 0) for reason in reasons)]
     alarms = [counts.false_alarms, *(counts.false_alarms_by.get(reason, 0) for reason in reasons)]
     figure = go.Figure()
-    for name, colour, values in (
-        (f"unsafe answers caught (of {counts.unsafe_answers})", OUTCOME_COLOURS["surface_conflict"], caught),
+    for name, colour, values in (  # drawn bottom-up within a row: the caught bar lands on top, as in the legend
         (f"correct answers questioned (of {counts.correct_answers})", OUTCOME_COLOURS["abstain"], alarms),
+        (f"unsafe answers caught (of {counts.unsafe_answers})", OUTCOME_COLOURS["surface_conflict"], caught),
     ):
-        figure.add_bar(x=values, y=rows, orientation="h", name=name, marker_color=colour, text=values,
+        figure.add_bar(x=values, y=rows, orientation="h", name=name, marker_color=colour,
+                       text=[value or "" for value in values],
                        textposition="outside", textangle=0, cliponaxis=False,
                        hovertemplate="%{y}: %{x} " + name + "<extra></extra>")
-    figure.update_layout(barmode="group")
+    figure.update_layout(barmode="group", legend_traceorder="reversed")
     figure.update_yaxes(categoryorder="array", categoryarray=list(reversed(rows)), tickfont={"size": 11})
     figure.update_xaxes(title="samples answered in full", rangemode="tozero",
                         dtick=1 if max(caught + alarms) <= 10 else None)

@@ -29,7 +29,7 @@ OPINION_FIELD = "second_opinion"
 same key kept as an extra field of an upstream sample)."""
 STORED = "stored with the samples"
 COMPUTED = ("computed here from the run's dataset: the deterministic flags only (the claim verifier was not run; "
-            "run `trial --second-opinion` to store it with each sample)")
+            "run answerlens trial --second-opinion to store it with each sample)")
 
 Triple = tuple[AnswerabilityAssessment, SecondOpinion | None, Label | None]
 

@@ -43,7 +43,7 @@ def _summary(shown: Shown, cwd: Path) -> opinions.OpinionSummary | str:
         shown.dataset = run_dataset(result, cwd)
     if isinstance(shown.dataset, str):
         return (f"the samples carry none, and the flags cannot be computed here: {shown.dataset} "
-                "(a run of `trial --second-opinion` stores one with every sample)")
+                "(a run of answerlens trial --second-opinion stores one with every sample)")
     computed = opinions.summarize(opinions.triples(result.samples, _computed(result, shown)),
                                   opinions.COMPUTED)
     return computed if computed is not None else "no assessed sample could be checked against the run's dataset"
