@@ -93,7 +93,7 @@ def citation_errors(rows: Sequence[QuestionRow]) -> go.Figure:
     figure = go.Figure()
     figure.add_bar(x=[row.citation_errors for row in chosen], y=[row.question_id for row in chosen],
                    orientation="h", marker_color="#c92a2a", text=[row.citation_errors for row in chosen],
-                   textposition="auto", hovertemplate="%{y}: %{x} citation error(s)<extra></extra>")
+                   textposition="auto", hovertemplate="%{y}: citation errors %{x}<extra></extra>")
     figure.update_yaxes(categoryorder="array", categoryarray=[row.question_id for row in reversed(chosen)],
                         tickfont={"size": 11})
     figure.update_xaxes(title="citation errors over all repeats", rangemode="tozero", dtick=1)

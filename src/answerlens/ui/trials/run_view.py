@@ -23,6 +23,7 @@ from answerlens.ui.trials import job as trial_job
 from answerlens.ui.trials import sources as trial_sources
 from answerlens.ui.trials.job import TrialJob
 from answerlens.ui.trials.runstate import outcome_notice
+from answerlens.ui.trials.viewmodel import counted
 
 KINDS = ("Shipped dataset", "Upload a dataset", "A dataset on this machine")
 
@@ -171,7 +172,7 @@ def _live(prefix: str) -> None:
     else:
         p = job.progress
         eta = f"{p.eta:.0f} s" if p.eta is not None else "?"
-        line = (f"{p.done} / {p.total} samples · {p.rate:.2f}/s · ETA {eta} · {p.errors} error(s) · "
+        line = (f"{p.done} / {p.total} samples · {p.rate:.2f}/s · ETA {eta} · {counted(p.errors, 'error')} · "
                 f"last: {p.last}")
     if job.cancel.is_set():
         line = "cancelling: waiting for the samples in flight · " + line
