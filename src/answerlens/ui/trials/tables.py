@@ -21,8 +21,9 @@ TEXT = "question text"
 MISSING_REPEAT = "·"
 QUESTION_COLUMNS = ("question", TEXT, "label", "type", "outcomes", "citation errors", "requirements", "matched",
                     "agreeing")
-SAMPLE_COLUMNS = ("sample", "question", TEXT, "repeat", "label", "draft", "outcome", "verdict", "error",
-                  "citation errors", "latency ms")
+SAMPLE_COLUMNS = ("sample", TEXT, "repeat", "label", "draft", "outcome", "verdict", "error", "citation errors",
+                  "latency ms")
+"""``sample`` is ``question#repeat``: the question id is not repeated in a column of its own."""
 QUESTION_SPEC = TableSpec(("question", TEXT, "type"), (
     Facet("Label", ("label",)),
     Facet("Action", ("outcomes",), separator=" ", ignored=(MISSING_REPEAT,)),
@@ -55,7 +56,7 @@ def samples(refs: Sequence[SampleRef], texts: Mapping[str, str] | None = None) -
     """One row per sample, keyed like the sample picker (``question#repeat``); latency only for our runs."""
     found = texts or {}
     frame = pd.DataFrame(
-        [(ref.key, ref.question_id, found.get(ref.question_id), ref.repeat, ref.label.value,
+        [(ref.key, found.get(ref.question_id), ref.repeat, ref.label.value,
           ref.answer_label.value if ref.answer_label is not None else None, ref.outcome, ref.verdict, ref.error,
           ref.citation_errors, ref.latency_ms) for ref in refs],
         columns=list(SAMPLE_COLUMNS),
