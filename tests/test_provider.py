@@ -397,6 +397,7 @@ async def test_connection_refused(provider: str, prose: str, remedy: str) -> Non
     assert_failure(info.value, "connection_refused", base_url)
     assert str(info.value).startswith(UPSTREAM_SENTENCE.format(provider=provider) + prose.format(port=port))
     assert remedy in info.value.remedy
+    assert "recorded response" not in info.value.remedy  # a trial cannot use one; Inspect offers it by a button
     assert info.value.__cause__ is not None  # the httpx error stays chained for debugging
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 from tests.app.conftest import assert_clean, assess, choose_sample, html, notices, start, use_recorded
 from tests.paths import PRME
@@ -14,17 +15,58 @@ TRIAL = PRME / "trials" / "beam-100k-answerability-dev-v2-results.json"
 
 
 def changes(at) -> list[str]:
-    """The change column of the requirement diff (a sortable dataframe)."""
-    (table,) = at.dataframe
-    frame = table.value
-    assert list(frame.columns) == ["A #", "B #", "requirement", "status A", "status B", "refs A", "refs B", "change"]
+    """The change column of the requirement diff (a sortable dataframe, the first one on the page)."""
+    frame = at.dataframe[0].value
+    assert list(frame.columns) == ["A #", "B #", "change", "requirement", "status A", "status B", "refs A", "refs B"]
     return list(frame["change"])
 
 
-def test_without_runs_the_page_asks_for_two_assessments() -> None:
+def upload(at, side: str, name: str, data: bytes) -> None:
+    at.radio(key=f"compare.{side}.kind").set_value("Upload a file").run()
+    at.file_uploader(key=f"compare.{side}.file").set_value((name, data, "application/json")).run()
+
+
+def test_the_shipped_pair_is_offered_first() -> None:
+    """First open, no runs yet: the shipped example pair is compared at once, second opinions included."""
     at = start(PAGE)
-    assert at.radio(key="compare.A.kind").options == ["Upload a file"]
-    assert "Choose two assessments" in at.info[0].value
+    assert at.radio(key="compare.A.kind").options == ["Shipped example", "Upload a file"]
+    assert at.selectbox(key="compare.A.example").value.endswith("repeat-0.json")
+    assert at.selectbox(key="compare.B.example").value.endswith("repeat-1.json")
+    page = html(at)
+    assert 'data-same-inputs="true"' in page and 'data-same-output="false"' in page  # same inputs, other reply
+    assert 'data-verified="A"' in page and 'data-verified="B"' in page  # printed documents, second opinion and all
+    assert changes(at) == ["status, citations, explanation", "same", "same"]
+    # The second opinion, side by side: A's flag is gone in B, and the strict policy changed only A's verdict.
+    assert 'data-opinions="AB"' in page
+    assert 'data-strict-side="A" data-strict-changed="true"' in page
+    assert 'data-strict-side="B" data-strict-changed="false"' in page
+    opinions = at.dataframe[1].value
+    assert opinions["opinion A"].tolist() == ["flags", "agrees", "agrees"]
+    assert opinions.loc[0, "flags removed"] == "superseded_for_present"
+    # The verdicts compared are the audited ones (the strict one is printed on top of A's document).
+    assert re.search(r"<td>verdict</td><td [^>]*>answerable</td>", page)
+
+
+def test_the_requirement_diff_filters_and_exports_what_is_shown() -> None:
+    at = start(PAGE)
+    at.multiselect(key="compare.requirements.change").set_value(["status"]).run()
+    assert_clean(at)
+    assert changes(at) == ["status, citations, explanation"]
+    assert any("1 of 3 requirements shown" in caption.value for caption in at.caption)
+    at.multiselect(key="compare.requirements.change").set_value([]).run()
+    at.text_input(key="compare.requirements.search").set_value("craig").run()
+    assert at.dataframe[0].value["requirement"].tolist() == ["Craig's background"]
+    assert [button.label for button in at.get("download_button")] == [
+        "Shown requirements as CSV", "Shown requirements as JSON"]
+
+
+def test_without_a_second_opinion_the_page_says_so() -> None:
+    at = start(PAGE)
+    upload(at, "A", "prme.json", json.dumps(PRME_ASSESSMENT).encode())
+    upload(at, "B", "prme-again.json", json.dumps(PRME_ASSESSMENT).encode())
+    assert_clean(at)
+    assert 'data-opinions=""' in html(at)
+    assert any("Neither assessment carries a second opinion" in notice for notice in notices(at.main, "info"))
 
 
 def test_two_runs_of_the_same_inputs_match() -> None:
@@ -52,10 +94,8 @@ def test_uploaded_prme_assessment_against_a_tampered_copy() -> None:
     tampered = copy.deepcopy(PRME_ASSESSMENT)
     tampered["requirements"][0]["status"] = "unsupported"
     at = start(PAGE)
-    at.file_uploader(key="compare.A.file").set_value(("prme.json", json.dumps(PRME_ASSESSMENT).encode(),
-                                                      "application/json")).run()
-    at.file_uploader(key="compare.B.file").set_value(("bad.json", json.dumps(tampered).encode(),
-                                                      "application/json")).run()
+    upload(at, "A", "prme.json", json.dumps(PRME_ASSESSMENT).encode())
+    upload(at, "B", "bad.json", json.dumps(tampered).encode())
     assert_clean(at)
     page = html(at)
     assert 'data-verified="A"' in page and 'data-verify-failed="B"' in page
@@ -69,7 +109,7 @@ def test_trial_file_offers_its_samples() -> None:
     at = start(PAGE)
     data = TRIAL.read_bytes()
     for side in ("A", "B"):
-        at.file_uploader(key=f"compare.{side}.file").set_value(("trial.json", data, "application/json")).run()
+        upload(at, side, "trial.json", data)
     picker = at.selectbox(key="compare.B.sample")
     assert len(picker.options) == 120
     picker.set_value(1).run()
@@ -81,7 +121,7 @@ def test_trial_file_offers_its_samples() -> None:
 
 def test_a_file_with_no_assessment_says_so() -> None:
     at = start(PAGE)
-    at.file_uploader(key="compare.A.file").set_value(("x.json", b"[1, 2]", "application/json")).run()
+    upload(at, "A", "x.json", b"[1, 2]")
     assert_clean(at)
     (error,) = notices(at.main, "error")
     assert "not an assessment" in error

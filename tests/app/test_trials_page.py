@@ -17,6 +17,7 @@ from answerlens.ui.trials.job import TrialJob
 from tests.app.conftest import assert_clean, html, notices, start
 from tests.oracle_server import OracleServer, judgement, oracle_server
 from tests.paths import PRME, SAMPLES
+from tests.scripted_server import closed_port
 
 PAGE = "pages/trials.py"
 UPSTREAM = PRME / "trials" / "beam-100k-answerability-dev-v2-results.json"
@@ -63,7 +64,13 @@ def open_path(at: AppTest, path: Path | str) -> None:
     assert_clean(at)
 
 
+def run_mode(at: AppTest) -> None:
+    at.radio(key="trials.mode").set_value("Run a trial").run()
+    assert_clean(at)
+
+
 def set_endpoint(at: AppTest, base_url: str) -> None:
+    run_mode(at)
     at.radio(key="trials.provider").set_value("OpenAI-compatible server").run()
     at.text_input(key="trials.base_url.openai").set_value(base_url).run()
     at.text_input(key="trials.model.openai").set_value("oracle").run()
@@ -94,6 +101,8 @@ def run_trial(at: AppTest, out: Path, *, repeats: int, concurrency: int = 4, dat
 
 def test_the_trials_page_is_listed_and_offers_no_recorded_response() -> None:
     at = start(PAGE)
+    assert at.radio(key="trials.mode").value == "Example result"  # the shipped example first
+    run_mode(at)
     assert at.title[0].value == "Trials"
     assert "Recorded response" not in at.radio(key="trials.provider").options
     assert "Embedded model (llama.cpp)" in at.radio(key="trials.provider").options
@@ -114,14 +123,16 @@ def test_open_the_upstream_result_file() -> None:
     row = re.search(r"<td>ordinary_full_answer_count_min</td><td[^>]*>(\d+)</td><td>(.*?)</td>", table)
     assert row is not None and row.groups() == ("62", "≥ 86")
     numbers = metrics(at)
-    assert numbers["Questions"] == "40" and numbers["Samples assessed"] == "120"
-    assert numbers["Unsafe full answers"] == "2" and numbers["Citation errors"] == "5"
-    assert numbers["Stable actions"] == "26 / 40"
+    assert numbers["Questions"] == "40" and numbers["Samples assessed"] == "120 / 120"
+    assert numbers["Unsafe answers"] == "2 / 12" and numbers["Citation errors"] == "5"
+    assert numbers["Stable questions"] == "26 / 40"
     assert len(at.get("plotly_chart")) == 4  # actions, citation errors, grid, agreement
     # An upstream sample has no bundle: said plainly, and its assessment is shown and verified instead.
     assert len(at.selectbox(key="trials.sample").options) == 120
-    (info,) = notices(at.main, "info")
-    assert "context isn't available" in info and "do not contain them" in info
+    (info,) = [notice for notice in notices(at.main, "info") if "context isn't available" in notice]
+    assert "do not contain them" in info
+    # Nor can the second opinion's flags be computed without the bundles: said, never shown as zeros.
+    assert 'data-second-opinion="none"' in page and "trial --second-opinion" in page
     assert 'data-verified="Sample"' in html(at)
     assert not [b for b in at.button if b.key == "trials.open_inspect"]
 
@@ -160,25 +171,27 @@ def test_run_the_shipped_dataset_end_to_end(server: OracleServer, tmp_path: Path
     set_endpoint(at, server.base_url)
     run_trial(at, tmp_path / "run", repeats=2)
     (finished,) = [n for n in notices(at.main, "ok") if "Trial finished" in n]
-    assert "66 new, 0 reused, 2 error sample(s)" in finished
+    assert "66 new samples, 0 reused, 2 error samples" in finished
     assert len(list((tmp_path / "run" / "samples").glob("*.json"))) == 66
     report = read_trial(tmp_path / "run")
     numbers = metrics(at)
-    assert numbers["Samples assessed"] == "64" == str(report.summary.samples)
+    assert numbers["Samples assessed"] == f"{report.summary.samples} / 66" == "64 / 66"
     assert numbers["Error samples"] == "2"
-    assert numbers["Unsafe full answers"] == "0"
+    assert numbers["Unsafe answers"] == f"0 / {report.summary.unanswerable.samples}"
     assert report.quality_gates is not None
     assert gates(at) == {name: str(gate.passed).lower() for name, gate in report.quality_gates.results.items()}
     assert server.requests[FAILING.question] == 2  # one call per repeat: an HTTP 500 is not re-asked
     # The error samples are listed as errors, and selecting one shows an error, never a verdict.
-    assert "Error samples (2)" in "".join(m.value for m in at.markdown)
+    assert "Error samples: 2 samples in 1 group" in "".join(m.value for m in at.markdown)
+    assert re.findall(r'data-error-group="(\w+)" data-error-count="(\d+)"', html(at)) == [("server_error", "2")]
     # The per-question and per-sample tables, sortable, each with its CSV export.
     questions_table, samples_table = (frame.value for frame in at.dataframe)
     assert len(questions_table) == 33 and len(samples_table) == 66
     assert (samples_table["outcome"] == "error").sum() == 2
     assert samples_table.loc[samples_table["sample"] == f"{FAILING.id}#1", "error"].item() == "server_error"
-    assert [button.label for button in at.get("download_button")] == ["Download report", "Questions as CSV",
-                                                                      "Samples as CSV"]
+    assert [button.label for button in at.get("download_button")] == [
+        "Download report", "Shown questions as CSV", "Shown questions as JSON", "Shown samples as CSV",
+        "Shown samples as JSON"]
     at.selectbox(key="trials.sample").set_value(f"{FAILING.id}#1").run()
     assert_clean(at)
     assert any("no verdict was produced" in n and "HTTP 500" in n for n in notices(at.main, "error"))
@@ -232,6 +245,7 @@ def test_an_inline_dataset_from_its_result_directory_opens_in_inspect(server: Or
 
 def test_an_uploaded_dataset_with_bundle_paths_is_refused() -> None:
     at = start(PAGE)
+    run_mode(at)
     at.radio(key="trials.dataset_kind").set_value("Upload a dataset").run()
     at.file_uploader(key="trials.dataset_upload").set_value(
         ("questions.json", QUESTIONS.read_bytes(), "application/json")).run()
@@ -244,6 +258,7 @@ def test_an_uploaded_dataset_with_bundle_paths_is_refused() -> None:
 
 def test_a_dataset_by_path_resolves_its_bundle_paths() -> None:
     at = start(PAGE)
+    run_mode(at)
     at.radio(key="trials.dataset_kind").set_value("A dataset on this machine").run()
     at.text_input(key="trials.dataset_path").set_value("sample_bundles/trials/drafts.jsonl").run()
     assert_clean(at)
@@ -268,7 +283,7 @@ def test_cancel_keeps_finished_samples_and_run_again_resumes(held_server: Oracle
     (cancelled,) = [n for n in notices(at.main, "warning") if "Cancelled" in n]
     kept = len(list((out / "samples").glob("*.json")))
     assert kept == 3 and sum(held_server.requests.values()) == 3
-    assert "3 new" in cancelled and "resume" in cancelled
+    assert "3 new samples" in cancelled and "resume" in cancelled
     assert 'data-trial-kind="answerlens-trial-run"' in html(at)  # the samples so far, provisional gates
     assert metrics(at)["Questions"] == str(kept)
     assert not (out / "result.json").exists()
@@ -276,7 +291,7 @@ def test_cancel_keeps_finished_samples_and_run_again_resumes(held_server: Oracle
     reusable = sum(json.loads(path.read_text())["error"] is None for path in (out / "samples").glob("*.json"))
     run_trial(at, out, repeats=1, concurrency=4, dataset="")
     (finished,) = [n for n in notices(at.main, "ok") if "Trial finished" in n]
-    assert f"{33 - reusable} new, {reusable} reused" in finished  # saved error samples are retried
+    assert f"{33 - reusable} new samples, {reusable} reused" in finished  # saved error samples are retried
     assert len(list((out / "samples").glob("*.json"))) == 33
     assert 'data-trial-kind="answerlens-trial-result"' in html(at)
 
@@ -286,5 +301,121 @@ def test_an_output_directory_of_another_run_is_refused(server: OracleServer, tmp
     set_endpoint(at, server.base_url)
     run_trial(at, tmp_path / "run", repeats=1)
     run_trial(at, tmp_path / "run", repeats=1, dataset="drafts.jsonl")
-    (error,) = [n for n in notices(at.main, "error") if "cannot run in this output directory" in n]
+    (error,) = [n for n in notices(at.main, "error") if "The trial did not start" in n]
     assert "different dataset" in error and "fresh output directory" in error
+
+
+# --- the shipped example, opened first ------------------------------------------------------------------
+
+
+def notes(at: AppTest) -> dict[str, str]:
+    """What each metric card says under its value (empty: nothing to say)."""
+    return {metric.proto.label: metric.proto.delta for metric in at.metric}
+
+
+def test_the_example_result_opens_first() -> None:
+    at = start(PAGE)
+    page = html(at)
+    assert 'data-trial-kind="answerlens-trial-result"' in page and "shipped example" in page
+    (about,) = [notice for notice in notices(at.main, "info") if "example result" in notice]
+    assert "hand-written replies" in about and "not produced by a model" in about and "make_example.py" in about
+    numbers = metrics(at)
+    assert (numbers["Questions"], numbers["Samples assessed"], numbers["Unsafe answers"]) == ("33", "64 / 66",
+                                                                                              "4 / 28")
+    assert numbers["Requirement agreement"] == "89%"
+    assert [label for label, note in notes(at).items() if note] == ["Verifier agreement"]  # the rest can be rated
+    assert notes(at)["Verifier agreement"] == "no requirement was verified"
+    assert gates(at)["unsafe_full_answer_count_max"] == "false" and gates(at)["ordinary_full_answer_count_min"] == "true"
+    assert re.findall(r'data-error-group="(\w+)" data-error-count="(\d+)"', page) == [("read_timeout", "2")]
+    # The second opinion: flags computed from the run's own dataset, as numbers and a chart.
+    assert 'data-second-opinion="64"' in page and "claim verifier was not run" in page
+    assert (numbers["Unsafe answers caught"], numbers["Correct answers flagged"]) == ("3 / 4", "1 / 33")
+    assert len(at.get("plotly_chart")) == 5  # actions, citation errors, grid, agreement, second opinion
+    questions, samples = (frame.value for frame in at.dataframe)
+    assert (len(questions), len(samples)) == (33, 66)
+    assert "use the recorded response" not in page  # no advice the Trials page cannot follow
+
+
+def test_an_example_sample_opens_in_inspect_labelled_hand_written() -> None:
+    at = start(PAGE)
+    at.selectbox(key="trials.sample").set_value("dashboard-analytics-clickhouse#0").run()
+    assert_clean(at)
+    assert re.findall(r'data-verdict="(\w+)"', html(at)) == ["answerable"]  # an unsafe answer, as recorded
+    assert "recorded response (hand-written) · trial sample" in html(at)
+    at.button(key="trials.open_inspect").click().run()
+    assert_clean(at)
+    assert at.title[0].value == "Inspect"
+    assert at.selectbox(key="inspect.sample").value == "superseded_database_timeline"
+    assert at.text_area(key="inspect.question").value == "Does the dashboard run its analytics queries on ClickHouse?"
+
+
+@pytest.mark.parametrize(
+    "table, set_widgets, rows",
+    [
+        pytest.param("samples", {"search": "pgbouncer"}, ["billing-pgbouncer-mode#0", "billing-pgbouncer-mode#1"],
+                     id="search_words_of_the_question"),
+        pytest.param("samples", {"error_kind": ["read_timeout"]}, ["orders-dr-region-rpo-rto#0",
+                                                                   "orders-dr-region-rpo-rto#1"], id="error_kind"),
+        pytest.param("samples", {"label": ["unanswerable"], "action": ["answer"]},
+                     ["billing-restore-runbook-written#0", "dashboard-analytics-clickhouse#0",
+                      "dashboard-analytics-clickhouse#1", "dashboard-db-cache-craig#0"], id="unsafe_answers"),
+        pytest.param("questions", {"action": ["surface_conflict"]}, ["q4-freeze-start"], id="question_by_action"),
+    ],
+)
+def test_tables_search_filter_and_sort(table: str, set_widgets: dict[str, object], rows: list[str]) -> None:
+    at = start(PAGE)
+    for name, value in set_widgets.items():
+        widget = at.text_input(key=f"trials.{table}.search") if name == "search" else at.multiselect(
+            key=f"trials.{table}.{name}")
+        widget.set_value(value).run()
+        assert_clean(at)
+    frame = at.dataframe[0 if table == "questions" else 1].value
+    column = "question" if table == "questions" else "sample"
+    assert frame[column].tolist() == rows
+    total = 33 if table == "questions" else 66
+    assert any(f"{len(rows)} of {total} {table} shown" in caption.value for caption in at.caption)
+    at.selectbox(key=f"trials.{table}.sort").set_value(column).run()
+    at.toggle(key=f"trials.{table}.descending").set_value(True).run()
+    assert at.dataframe[0 if table == "questions" else 1].value[column].tolist() == sorted(rows, reverse=True)
+
+
+# --- runs that must not mislead ---------------------------------------------------------------------------
+
+
+def test_an_unreachable_endpoint_is_one_group_and_no_figure(tmp_path: Path) -> None:
+    """The issue's run: every model call fails the same way, and only the empty bundle's two samples (decided
+    without a call) are assessed. One error group ×64, no figure passed off as a rate, and no advice to use a
+    recorded response (which the Trials page does not offer)."""
+    at = start(PAGE)
+    run_mode(at)
+    at.radio(key="trials.provider").set_value("Ollama").run()
+    at.text_input(key="trials.base_url.ollama").set_value(f"http://127.0.0.1:{closed_port()}/v1").run()
+    at.number_input(key="trials.retries").set_value(0).run()
+    run_trial(at, tmp_path / "run", repeats=2)
+    page = html(at)
+    assert re.findall(r'data-error-group="(\w+)" data-error-count="(\d+)"', page) == [("connection_refused", "64")]
+    (state,) = [notice for notice in notices(at.main, "error") if "Every model call failed the same way" in notice]
+    assert "connection_refused, ×64" in state and "2 samples assessed needed no model call" in state
+    assert "same output directory" in state
+    assert "recorded response" not in page.lower()
+    assert metrics(at)["Samples assessed"] == "2 / 66"
+    assert notes(at)["Samples assessed"] == "n=2: too few samples to rate"
+    assert notes(at)["Full answers"] == "n=0: too few samples to rate"
+    assert notes(at)["Requirement agreement"] == "n=1: too few matched requirements to rate"
+    assert "100%" not in [metric.value for metric in at.metric]
+
+
+def test_a_few_answered_samples_are_too_few_to_rate(tmp_path: Path) -> None:
+    """One question is answered (twice); every other call fails alike: 4 samples assessed (2 without a call)."""
+    answered = DATASET.cases[0].case
+    table: dict[str, object] = {item.case.question: 500 for item in DATASET.cases}
+    table[answered.question] = SUPPORTED
+    with oracle_server(table) as failing:
+        at = start(PAGE)
+        set_endpoint(at, failing.base_url)
+        run_trial(at, tmp_path / "run", repeats=2)
+    assert re.findall(r'data-error-count="(\d+)"', html(at)) == ["62"]
+    (warning,) = [notice for notice in notices(at.main, "warning") if "Only 4 samples assessed" in notice]
+    assert "62 error samples" in warning and "too few to rate" in warning
+    assert metrics(at)["Full answers"] == "2 / 2" and notes(at)["Full answers"] == "n=2: too few samples to rate"
+    assert not [notice for notice in notices(at.main, "error") if "Every model call failed" in notice]

@@ -1,7 +1,11 @@
-"""The Trials page and the embedded model, end to end in headless Chromium."""
+"""The Trials page and the embedded model, end to end in headless Chromium: the shipped example at phone and
+desktop widths in both colour schemes, exports of the visible rows, an upstream result."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +14,7 @@ from playwright.sync_api import expect
 
 from answerlens.samples import load_sample
 from tests.e2e.conftest import TIMEOUT, choose, radio, settle, shoot
+from tests.e2e.widths import SCHEMES, WIDTHS, drawn, opened, shot, truncated
 from tests.paths import PRME, SAMPLES
 
 pytestmark = pytest.mark.e2e
@@ -94,3 +99,47 @@ def test_embedded_model_assesses_live(page: Any) -> None:
         if stop.count():  # free the shared server for later tests (and never mask the failure above)
             stop.click()
             page.locator('[data-local-model="not_started"]').wait_for(timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_example_result_reads_whole_at_every_width(browser: Any, app_url: str, width: int, scheme: str,
+                                                       screenshots: Path | None) -> None:
+    """The Trials page opens on the shipped example; no label, card, button or chart title is cut short, the
+    tables and their filter controls included."""
+    with opened(browser, f"{app_url}/trials", width, scheme) as page:
+        page.locator("[data-gate]").first.wait_for(timeout=TIMEOUT)
+        page.locator('[data-second-opinion="64"]').wait_for(timeout=TIMEOUT)
+        drawn(page)
+        expect(page.locator('[data-testid="stMetric"]')).to_have_count(13, timeout=TIMEOUT)  # run 9, opinion 4
+        assert page.locator('[data-error-group="read_timeout"][data-error-count="2"]').count() == 1
+        page.get_by_text("Questions (33) and samples (66) as tables").click()
+        page.locator('[data-testid="stDataFrame"]').nth(1).wait_for(timeout=TIMEOUT)
+        settle(page)
+        assert truncated(page) == []
+        page.get_by_role("button", name="Filter and sort").nth(1).click()  # the samples table's popover
+        page.get_by_text("Error kind", exact=True).wait_for(timeout=TIMEOUT)
+        assert truncated(page) == []
+        page.keyboard.press("Escape")
+        settle(page)
+        shot(page, screenshots, f"trials-{width}-{scheme}.png")
+
+
+def test_export_the_visible_samples(browser: Any, app_url: str, tmp_path: Path) -> None:
+    """Search the samples table, then download it: the CSV and the JSON hold exactly the rows shown."""
+    with opened(browser, f"{app_url}/trials", 1280, "light") as page:
+        page.get_by_text("Questions (33) and samples (66) as tables").click()
+        search = page.get_by_placeholder("words of a question, or a sample id")
+        search.fill("pgbouncer")
+        search.press("Enter")
+        page.get_by_text("2 of 66 samples shown").wait_for(timeout=TIMEOUT)
+        settle(page)
+        with page.expect_download() as csv_download:
+            page.get_by_role("button", name="Shown samples as CSV").click()
+        rows = list(csv.DictReader(io.StringIO(Path(csv_download.value.path()).read_text(encoding="utf-8"))))
+        assert [row["sample"] for row in rows] == ["billing-pgbouncer-mode#0", "billing-pgbouncer-mode#1"]
+        with page.expect_download() as json_download:
+            page.get_by_role("button", name="Shown samples as JSON").click()
+        shown = json.loads(Path(json_download.value.path()).read_text(encoding="utf-8"))
+        assert [row["sample"] for row in shown] == [row["sample"] for row in rows]
+        assert shown[0]["question text"] == "How does billing-api connect to its primary database?"

@@ -11,7 +11,7 @@ import pytest
 from answerlens.report import trial_report, verify_report
 from answerlens.report.trial import HIDDEN, _flat
 from answerlens.trials.reader import read_trial
-from answerlens.ui.trials.viewmodel import headline, questions, samples
+from answerlens.ui.trials.viewmodel import questions, samples, stats
 from tests.report.builders import TRIALS, trial, trial_report_of, unfinished_run
 from tests.report.inert import problems, visible_text
 
@@ -23,8 +23,8 @@ def test_the_page_shows_numbers_gates_charts_and_questions(name: str) -> None:
     result = trial(name)
     html = trial_report_of(name)
     assert problems(html) == []
-    for label, value, _ in headline(result):
-        assert f'<div class="rp-card" data-number="{label}"><div class="rp-value">{value}</div>' in html
+    for stat in stats(result):
+        assert f'<div class="rp-card" data-number="{stat.label}"><div class="rp-value">{stat.value}</div>' in html
     assert result.quality_gates is not None
     gates = dict(re.findall(r'data-gate="([a-z_]+)" data-passed="(true|false)"', html))
     assert gates == {gate: str(outcome.passed).lower() for gate, outcome in result.quality_gates.results.items()}

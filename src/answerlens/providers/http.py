@@ -105,7 +105,8 @@ class Failures:
                               "raise the timeout, use a smaller model, or shorten the context")
         if isinstance(exc, httpx.ConnectError):
             if self.engine == "ollama":
-                remedy = "start it with `ollama serve`, or use the recorded response"
+                # Not "use the recorded response": a trial cannot, and the Inspect page offers it by a button.
+                remedy = "start it with `ollama serve`, or correct the base URL"
             else:
                 remedy = "start the server (or `answerlens serve-model`), or correct the base URL"
             return self.error("connection_refused", f"{self.where} is not reachable ({detail})", remedy)

@@ -102,7 +102,9 @@ def _flat(values: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:
 
 
 def _summary(result: TrialResult) -> str:
-    return section("summary", "Summary", cards(trial_view.headline(result)))
+    numbers = [(stat.label, stat.value, "; ".join(part for part in (stat.note, stat.help) if part) or None)
+               for stat in trial_view.stats(result)]
+    return section("summary", "Summary", cards(numbers))
 
 
 def _gates(result: TrialResult) -> str:

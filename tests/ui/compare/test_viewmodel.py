@@ -10,11 +10,14 @@ import re
 import pytest
 
 from answerlens import AnswerabilityConfig, derive_assessment, load_bundle, verify_assessment
-from answerlens.ui.common.markup import OUTCOME_COLOURS, STATUS_COLOURS
+from answerlens.ui.common.markup import STATUS_COLOURS
 from answerlens.ui.compare.viewmodel import (
+    CHANGED_COLOUR,
     COMPARED_FIELDS,
     HASHES,
     REQUIREMENT_COLUMNS,
+    REQUIREMENT_SPEC,
+    SAME_COLOUR,
     compare,
     fields_html,
     identity_html,
@@ -22,6 +25,8 @@ from answerlens.ui.compare.viewmodel import (
     requirements_table,
     verification_html,
 )
+from answerlens.ui.tables import filters
+from answerlens.ui.tables.filters import TableFilter
 from tests.paths import PRME
 from tests.ui.conftest import recorded
 
@@ -95,11 +100,11 @@ def test_identity_html(same_in: bool, same_out: bool, inputs: str, output: str, 
 
 
 def test_verification_html_of_a_good_and_a_tampered_assessment() -> None:
-    good = verification_html("A", "prme.json", verify_assessment(PRME_ASSESSMENT))
+    good = verification_html("A", "prme.json", verify_assessment(PRME_ASSESSMENT).problems)
     assert 'data-verified="A"' in good and "A verifies" in good
     tampered = copy.deepcopy(PRME_ASSESSMENT)
     tampered["requirements"][0]["status"] = "unsupported"
-    bad = verification_html("B", "<b>bad</b>.json", verify_assessment(tampered))
+    bad = verification_html("B", "<b>bad</b>.json", verify_assessment(tampered).problems)
     assert 'data-verify-failed="B"' in bad and "assessment_sha256" in bad and "<b>bad" not in bad
 
 
@@ -131,6 +136,7 @@ def test_requirements_frame_one_row_per_aligned_pair() -> None:
     assert frame["B #"].isna().tolist() == [False, True, False, False, False]
     # The first requirement was deleted and the second reworded: difflib pairs them as one replaced row.
     assert frame["change"].tolist() == ["text, citations, explanation", "removed", "same", "same", "added"]
+    assert frame["A #"].tolist()[:4] == [1, 2, 3, 4] and frame["B #"].dropna().tolist() == [1, 2, 3, 4]  # from 1
     assert frame["requirement"].tolist()[0] == "A: Cache used by the dashboard API\nB: Craig's role"
     assert (frame["refs A"].tolist()[0], frame["refs B"].tolist()[0]) == ("m1", "m4")
     assert frame["status B"].isna().tolist()[1] and frame["status A"].isna().tolist()[-1]
@@ -140,16 +146,37 @@ def test_requirements_frame_sorts_by_any_column() -> None:
     frame = requirements_frame(compare(*_changed_pair()))
     assert frame.sort_values("change")["change"].tolist() == [
         "added", "removed", "same", "same", "text, citations, explanation"]
-    assert frame.sort_values("B #")["B #"].dropna().tolist() == [0, 1, 2, 3]
+    assert frame.sort_values("B #")["B #"].dropna().tolist() == [1, 2, 3, 4]
 
 
 def test_requirements_table_colours_statuses_and_unchanged_rows() -> None:
-    html = requirements_table(compare(*_changed_pair())).to_html()
+    html = requirements_table(requirements_frame(compare(*_changed_pair()))).to_html()
     for status in ("supported", "unsupported"):
         assert f"color: {STATUS_COLOURS[status]}" in html
-    assert f"background-color: {OUTCOME_COLOURS[True][0]}" in html and f"color: {OUTCOME_COLOURS[None][1]}" in html
+    assert f"color: {SAME_COLOUR}" in html and f"color: {CHANGED_COLOUR}" in html
+    assert "background-color" not in html  # a dataframe's cell backgrounds would not follow a dark theme
 
 
 def test_an_empty_diff_is_an_empty_table() -> None:
     frame = requirements_frame(compare({"requirements": []}, {"requirements": []}))
     assert frame.empty and tuple(frame.columns) == REQUIREMENT_COLUMNS
+
+
+@pytest.mark.parametrize(
+    "choice, changes",
+    [
+        pytest.param(TableFilter(search="craig's ROLE"), ["text, citations, explanation"],
+                     id="search_requirement_text"),
+        pytest.param(TableFilter(allowed={"Change": frozenset({"citations"})}), ["text, citations, explanation"],
+                     id="a_kind_of_change_inside_a_list"),
+        pytest.param(TableFilter(allowed={"Change": frozenset({"added", "removed"})}), ["removed", "added"],
+                     id="added_or_removed"),
+        pytest.param(TableFilter(allowed={"Status": frozenset({"unsupported"})}), ["same", "same", "added"],
+                     id="status_either_side"),
+        pytest.param(TableFilter(sort_by="change"), ["added", "removed", "same", "same",
+                                                     "text, citations, explanation"], id="sorted"),
+    ],
+)
+def test_the_requirement_diff_filters_by_text_status_and_change(choice: TableFilter, changes: list[str]) -> None:
+    frame = filters.apply(requirements_frame(compare(*_changed_pair())), REQUIREMENT_SPEC, choice)
+    assert frame["change"].tolist() == changes

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from answerlens.second_opinion.counts import VERIFIER_DISAGREES, OpinionCounts
+from answerlens.trials.log import UpstreamSample
 from answerlens.trials.result import TrialResult
 from answerlens.ui.trials import charts as trial_charts
+from answerlens.ui.trials import opinions
 from answerlens.ui.trials import viewmodel as trial_results
 
 
@@ -19,7 +22,7 @@ def test_charts_of_the_upstream_result(upstream: TrialResult) -> None:
     assert {trace.name for trace in grid.data} <= set(trial_charts.OUTCOME_NAMES.values())
     cites = trial_charts.citation_errors(rows)
     assert list(cites.data[0].y) == ["100K_0_q2_contradiction_resolution", "100K_1_q2_contradiction_resolution"]
-    assert "38 of 40 questions have none" in cites.layout.title.text
+    assert cites.layout.title.subtitle.text == "38 of 40 questions have none"
     agreement = trial_charts.requirement_agreement(rows)
     assert sum(sum(trace.x) for trace in agreement.data) == sum(row.requirements for row in rows)
 
@@ -31,3 +34,27 @@ def test_errors_have_their_own_colour_and_are_never_drawn_as_an_action(with_erro
     assert errors.marker.color == trial_charts.OUTCOME_COLOURS["error"] and len(errors.x) == 2
     bars = trial_charts.actions_per_label(trial_results.outcome_groups(refs))
     assert "error (no verdict)" in {trace.name for trace in bars.data}
+
+
+def test_unsafe_answers_the_second_opinion_would_have_caught(opinionated: list[UpstreamSample]) -> None:
+    """Built from real assessments of the shipped samples and their real second opinions."""
+    summary = opinions.summarize(opinions.triples(opinionated), opinions.STORED)
+    assert summary is not None
+    figure = trial_charts.second_opinion(summary.counts)
+    alarms, caught = figure.data  # caught drawn last: on top of its row
+    assert caught.name == "unsafe answers caught (of 2)" and alarms.name == "correct answers questioned (of 2)"
+    assert list(caught.y) == ["any reason", "speech_act_mismatch", "superseded_for_present"]
+    assert list(caught.x) == [2, 1, 1] and list(alarms.x) == [0, 0, 0]
+    assert caught.marker.color == trial_charts.OUTCOME_COLOURS["surface_conflict"]
+    assert alarms.marker.color == trial_charts.OUTCOME_COLOURS["abstain"]
+    assert figure.layout.title.text == "Unsafe answers caught: 2 of 2" and figure.layout.title.subtitle.text
+    assert list(caught.text) == ["2", "1", "1"] and list(alarms.text) == ["", "", ""]  # no "0" labels
+
+
+def test_verifier_disagreement_is_named_in_words() -> None:
+    counts = OpinionCounts(unsafe_answers=3, unsafe_caught=1, caught_by={VERIFIER_DISAGREES: 1}, correct_answers=1,
+                           false_alarms=1, false_alarms_by={"negated_support": 1})
+    figure = trial_charts.second_opinion(counts)
+    alarms, caught = figure.data
+    assert list(caught.y) == ["any reason", "negated_support", "verifier disagrees"]
+    assert list(caught.x) == [1, 0, 1] and list(alarms.x) == [1, 1, 0]

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from answerlens import AnswerabilityConfig
+from answerlens.errors import AnswerabilityError, DatasetError, TrialError
 from answerlens.trials.dataset import Dataset, load_dataset
 from answerlens.ui.trials import job as trial_job
 from tests.oracle_server import judgement, oracle_server
@@ -52,5 +55,34 @@ def test_a_failure_is_a_message_never_a_traceback(tmp_path: Path) -> None:
                                 repeats=1, concurrency=2)
         assert other.wait(30)
     assert other.outcome is None and other.failure is not None
-    assert other.failure.title == "The trial cannot run in this output directory"
+    assert other.failure.title == "The trial did not start"
     assert "different dataset" in other.failure.message and "fresh output directory" in other.failure.remedy
+
+
+class _Refusal(TrialError):
+    """A refusal as the engine's preflight may raise it: with its own remedy."""
+
+    remedy = "start Ollama with ollama serve"
+
+
+@pytest.mark.parametrize(
+    "exc, title, remedy",
+    [
+        pytest.param(TrialError("repeats must be at least 1"), "The trial did not start", "fix what the message",
+                     id="trial_error"),
+        pytest.param(_Refusal("no server answers at http://127.0.0.1:9/v1"), "The trial did not start",
+                     "start Ollama with ollama serve", id="refusal_with_its_remedy"),
+        pytest.param(DatasetError("cases.json: case q1: no question"), "The dataset cannot be used",
+                     "fix the case named above", id="dataset"),
+        pytest.param(AnswerabilityError("Ollama at http://127.0.0.1:9/v1 is not reachable",
+                                        kind="connection_refused",
+                                        remedy="start it with `ollama serve`, or use the recorded response"),
+                     "The trial stopped: the endpoint failed", "start the model server", id="endpoint"),
+        pytest.param(OSError("disk full"), "The trial stopped", "writable", id="os_error"),
+        pytest.param(KeyError("bug"), "Unexpected error (a bug in answerlens)", "server log", id="bug"),
+    ],
+)
+def test_failure_for_says_what_went_wrong_and_what_applies(exc: Exception, title: str, remedy: str) -> None:
+    failure = trial_job.failure_for(exc)
+    assert failure.title == title and failure.remedy is not None and remedy in failure.remedy
+    assert "recorded response" not in failure.message + failure.remedy  # the Trials page offers none

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from answerlens.trials.log import QuestionLabel, ResultKind
 from answerlens.trials.result import TrialResult
 from answerlens.ui.trials import viewmodel as trial_results
@@ -38,9 +40,14 @@ def test_error_samples_are_errors_never_actions(with_errors: TrialResult) -> Non
     (bad, ok) = trial_results.questions(with_errors, refs)  # in question order
     assert ok.citation_errors == 2 and ok.matched == ok.agreeing == 1  # m9 is not in the context, both repeats
     assert bad.outcomes == ("error", "error")
-    headline = dict((label, value) for label, value, _ in trial_results.headline(with_errors))
-    assert headline["Error samples"] == "2" and headline["Samples assessed"] == "2"
-    assert headline["Requirement agreement"] == "100%"
+    stats = {stat.label: stat for stat in trial_results.stats(with_errors)}
+    assert stats["Error samples"].value == "2" and stats["Samples assessed"].value == "2 / 4"
+    # Two assessed samples: every figure over them says so instead of passing for a rate.
+    assert stats["Samples assessed"].note == "n=2: too few samples to rate"
+    assert (stats["Requirement agreement"].value, stats["Requirement agreement"].note) == (
+        "1 / 1", "n=1: too few matched requirements to rate")
+    assert stats["Full answers"].value == "2 / 2" and stats["Full answers"].note == "n=2: too few samples to rate"
+    assert stats["Unsafe answers"].value == "0 / 0" and stats["Unsafe answers"].note == "n=0: too few samples to rate"
 
 
 def test_draft_labels_add_their_own_groups(golden: TrialResult) -> None:
@@ -61,3 +68,49 @@ def test_a_run_of_ours_says_where_its_gates_come_from(golden: TrialResult) -> No
 
 def test_numbers_are_shown_without_a_trailing_zero() -> None:
     assert (trial_results.number(3), trial_results.number(3.0), trial_results.number(2.5)) == ("3", "3", "2.5")
+
+
+def test_stats_of_a_run_large_enough_to_rate(golden: TrialResult) -> None:
+    stats = {stat.label: stat for stat in trial_results.stats(golden)}
+    summary = golden.summary
+    assert list(stats) == ["Questions", "Samples assessed", "Error samples", "Unsafe answers", "Full answers",
+                           "Unnecessary abstentions", "Citation errors", "Stable questions", "Requirement agreement"]
+    assert all(len(label) <= 23 for label in stats)  # short enough for a metric card at 1280 px
+    assert stats["Samples assessed"].value == f"{summary.samples} / {summary.planned_samples}"
+    assert stats["Samples assessed"].note is None and stats["Stable questions"].note is None
+    rate = summary.requirement_agreement.agreement_rate
+    assert rate is not None and stats["Requirement agreement"].value == f"{rate:.0%}"
+    assert all(stat.help for label, stat in stats.items() if label != "Questions")
+
+
+@pytest.mark.parametrize(
+    "count, noun, plural, text",
+    [
+        pytest.param(1, "sample", None, "1 sample", id="one"),
+        pytest.param(2, "sample", None, "2 samples", id="two"),
+        pytest.param(0, "sample", None, "0 samples", id="none"),
+        pytest.param(3, "query", "queries", "3 queries", id="own_plural"),
+    ],
+)
+def test_counts_read_naturally(count: int, noun: str, plural: str | None, text: str) -> None:
+    assert trial_results.counted(count, noun, plural) == text
+
+
+@pytest.mark.parametrize(
+    "part, whole, value, note",
+    [
+        pytest.param(2, 2, "2 / 2", "n=2: too few samples to rate", id="two_of_two_is_not_100_percent"),
+        pytest.param(0, 0, "—", "no samples to rate", id="nothing_to_rate"),
+        pytest.param(9, 9, "9 / 9", "n=9: too few samples to rate", id="just_below"),
+        pytest.param(7, 10, "70%", None, id="at_the_minimum"),
+    ],
+)
+def test_a_rate_needs_the_stated_minimum(part: int, whole: int, value: str, note: str | None) -> None:
+    assert trial_results.MIN_SAMPLES_FOR_RATE == 10
+    assert trial_results.rate(part, whole) == (value, note)
+
+
+def test_a_single_repeat_has_no_stability_to_show(with_errors: TrialResult) -> None:
+    one = with_errors.model_copy(update={"samples": tuple(s for s in with_errors.samples if s.repeat == 0)})
+    stats = {stat.label: stat for stat in trial_results.stats(one)}
+    assert stats["Stable questions"].note == "one repeat: nothing to compare"

@@ -1,33 +1,56 @@
-"""The Compare page's widgets: pick two assessments, then identity, verification and requirement diff."""
+"""The Compare page's widgets: pick two assessments, then identity, verification, the requirement diff (searchable,
+filterable, exported as shown) and the second-opinion differences."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from answerlens.errors import BundleError, DatasetError
+from answerlens.json_reader import read_json
 from answerlens.trials.found import FoundAssessment
 from answerlens.trials.reader import assessments_in
 from answerlens.ui.common import history, sources
 from answerlens.ui.common.markup import notice_html
+from answerlens.ui.compare.opinions import OpinionDiff, coverage_html, opinion_frame, verdicts_html
 from answerlens.ui.compare.viewmodel import (
+    REQUIREMENT_SPEC,
     Comparison,
     fields_html,
     identity_html,
+    requirements_frame,
     requirements_table,
     verification_html,
 )
-from answerlens.verification import VerificationReport
+from answerlens.ui.tables import filters_view
+
+SESSION, SHIPPED, UPLOAD = "A run from this session", "Shipped example", "Upload a file"
+COMPARE_DIR = "compare"
+"""Under the sample directory: the shipped pair (``sample_bundles/compare``, made by ``make_example.py``)."""
 
 
-def pick(prefix: str, side: str) -> tuple[str, dict[str, Any]] | None:
-    """One side's assessment: a run from this session or a file (an assessment or a trial result file)."""
+def shipped(samples_dir: Path) -> dict[str, Path]:
+    """The shipped example assessments by file name."""
+    folder = samples_dir / COMPARE_DIR
+    return {path.name: path for path in sorted(folder.glob("*.json"))} if folder.is_dir() else {}
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _read(path: str, mtime_ns: int) -> Any:
+    return read_json(Path(path))
+
+
+def pick(prefix: str, side: str, samples_dir: Path) -> tuple[str, dict[str, Any]] | None:
+    """One side's assessment: a run from this session, a shipped example, or a file (an assessment, a printed
+    ``assess --second-opinion --json`` document or a trial result file)."""
     runs = history.entries(st.session_state)
-    options = (["A run from this session"] if runs else []) + ["Upload a file"]
+    examples = shipped(samples_dir)
+    options = ([SESSION] if runs else []) + ([SHIPPED] if examples else []) + [UPLOAD]
     kind = st.radio(f"Assessment {side}", options, horizontal=True, key=f"{prefix}.{side}.kind")
-    if kind == "A run from this session":
+    if kind == SESSION:
         titles = {entry.number: entry.title for entry in runs}
         numbers = list(reversed(titles))
         default = min(len(numbers) - 1, 0 if side == "A" else 1)
@@ -35,6 +58,17 @@ def pick(prefix: str, side: str) -> tuple[str, dict[str, Any]] | None:
                               key=f"{prefix}.{side}.run")
         entry = history.find(st.session_state, number)
         return (entry.title, entry.assessment.model_dump(mode="json")) if entry is not None else None
+    if kind == SHIPPED:
+        names = list(examples)
+        name = st.selectbox("Example", names, index=min(len(names) - 1, 0 if side == "A" else 1),
+                            key=f"{prefix}.{side}.example", help="two repeats of one question of the example trial: "
+                            "the same inputs, two hand-written replies, each with its strict second opinion")
+        path = examples[name]
+        return f"shipped example {name}", _read(str(path), path.stat().st_mtime_ns)
+    return _upload(prefix, side)
+
+
+def _upload(prefix: str, side: str) -> tuple[str, dict[str, Any]] | None:
     upload = st.file_uploader("Assessment JSON, or a trial result file", type=["json"], key=f"{prefix}.{side}.file")
     if upload is None:
         return None
@@ -65,8 +99,8 @@ def identity(comparison: Comparison) -> None:
     st.html(identity_html(comparison))
 
 
-def verification(side: str, name: str, report: VerificationReport) -> None:
-    st.html(verification_html(side, name, report))
+def verification(side: str, name: str, problems: tuple[str, ...]) -> None:
+    st.html(verification_html(side, name, problems))
 
 
 def fields(comparison: Comparison) -> None:
@@ -74,22 +108,43 @@ def fields(comparison: Comparison) -> None:
 
 
 def requirements(prefix: str, comparison: Comparison) -> None:
-    """The requirement diff, sortable by any column."""
+    """The requirement diff: searchable, filterable by status and kind of change, sortable, exported as shown."""
     number = st.column_config.NumberColumn
     text = st.column_config.TextColumn
-    st.dataframe(
-        requirements_table(comparison),
-        hide_index=True,
-        width="stretch",
-        key=f"{prefix}.requirements",
-        column_config={
-            "A #": number("A #", help="the requirement's index in A (empty: not in A)", format="%d", width="small"),
-            "B #": number("B #", help="the requirement's index in B (empty: not in B)", format="%d", width="small"),
-            "requirement": text("requirement", width="large"),
-            "status A": text("status A", help="final status in A"),
-            "status B": text("status B", help="final status in B"),
-            "refs A": text("refs A", help="accepted citations in A"),
-            "refs B": text("refs B", help="accepted citations in B"),
-            "change": text("change", help="same, or any of: added, removed, text, status, citations, explanation"),
-        },
-    )
+    filters_view.table(f"{prefix}.requirements", requirements_frame(comparison), REQUIREMENT_SPEC,
+                       noun="requirement", file_stem="compare-requirements", styler=requirements_table,
+                       placeholder="words of a requirement", column_config={
+        "A #": number("A #", help="the requirement's number in A, from 1 (empty: not in A)", format="%d",
+                      width="small"),
+        "B #": number("B #", help="the requirement's number in B, from 1 (empty: not in B)", format="%d",
+                      width="small"),
+        "requirement": text("requirement", width="medium"),
+        "status A": text("status A", help="final status in A"),
+        "status B": text("status B", help="final status in B"),
+        "refs A": text("refs A", help="accepted citations in A"),
+        "refs B": text("refs B", help="accepted citations in B"),
+        "change": text("change", help="same, or any of: added, removed, text, status, citations, explanation"),
+    })
+
+
+def second_opinion(prefix: str, diff: OpinionDiff | None) -> None:
+    """The second-opinion differences, or why there are none to show."""
+    st.subheader("Second opinion")
+    if diff is None:
+        st.html('<div data-opinions="">' + notice_html(
+            "info", "Neither assessment carries a second opinion",
+            remedy="compare the printed output of answerlens assess … --second-opinion --json (or the shipped "
+            "example) to see flags and verifier results side by side") + "</div>")
+        return
+    st.html(coverage_html(diff))
+    st.html(verdicts_html(diff))
+    text = st.column_config.TextColumn
+    st.dataframe(opinion_frame(diff), key=f"{prefix}.opinions", hide_index=True, width="stretch", column_config={
+        "requirement": text("requirement", width="medium"),
+        "opinion A": text("opinion A", help="agrees, flags, verifier disagrees, or not checked (not supported)"),
+        "opinion B": text("opinion B", help="agrees, flags, verifier disagrees, or not checked (not supported)"),
+        "flags added": text("flags added", help="flag codes B raises that A does not"),
+        "flags removed": text("flags removed", help="flag codes A raises that B does not"),
+        "verifier A": text("verifier A", help="the claim verifier's status in A (empty: not run)"),
+        "verifier B": text("verifier B", help="the claim verifier's status in B (empty: not run)"),
+    })

@@ -7,7 +7,7 @@ Works on answerlens and PRME assessment JSON; ``answerlens.trials.reader.assessm
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,15 +16,15 @@ from pandas.io.formats.style import Styler
 
 from answerlens.audit import IDENTITY_FIELDS
 from answerlens.ui.common.markup import (
-    OUTCOME_COLOURS,
     STATUS_COLOURS,
+    VERDICT_COLOURS,
     cell,
     esc,
     notice_html,
     outcome_cell,
     table_html,
 )
-from answerlens.verification import VerificationReport
+from answerlens.ui.tables.filters import Facet, TableSpec
 
 COMPARED_FIELDS = ("verdict", "recommended_action", "provider", "model", *IDENTITY_FIELDS, "evaluation_id",
                    "assessment_sha256", "raw_output_sha256")
@@ -148,20 +148,20 @@ def identity_html(comparison: Comparison) -> str:
               else "Different validated output: assessment_sha256 differs")
     hint = None
     if same_in and not same_out:
-        hint = "The same inputs gave a different result: the model is not deterministic here (see the diff)."
+        hint = ("The same inputs gave a different result: the replies differ (a model that is not deterministic "
+                "here, or another recording); see the diff.")
     return (f'<div data-same-inputs="{str(same_in).lower()}">'
             f'{notice_html("ok" if same_in else "warning", inputs)}</div>'
             f'<div data-same-output="{str(same_out).lower()}">'
             f'{notice_html("ok" if same_out else "warning", output, hint)}</div>')
 
 
-def verification_html(side: str, name: str, report: VerificationReport) -> str:
+def verification_html(side: str, name: str, problems: Sequence[str]) -> str:
     """Whether one side verifies (``data-verified``) or not (``data-verify-failed``, with the problems)."""
-    if report.ok:
+    if not problems:
         return f'<div data-verified="{esc(side)}">{notice_html("ok", f"{side} verifies", name)}</div>'
-    problems = "\n".join(report.problems)
     return (f'<div data-verify-failed="{esc(side)}">'
-            f'{notice_html("error", f"{side} does not verify", name, code=problems)}</div>')
+            f'{notice_html("error", f"{side} does not verify", name, code=chr(10).join(problems))}</div>')
 
 
 def fields_html(comparison: Comparison) -> str:
@@ -181,25 +181,40 @@ def _value(value: Any, attrs: str) -> str:
            f"{esc(text)}</td>"
 
 
-REQUIREMENT_COLUMNS = ("A #", "B #", "requirement", "status A", "status B", "refs A", "refs B", "change")
+REQUIREMENT_COLUMNS = ("A #", "B #", "change", "requirement", "status A", "status B", "refs A", "refs B")
+"""``change`` early: on a phone it is what the first screen of the table shows beside the numbers."""
 
 
 def requirements_frame(comparison: Comparison) -> pd.DataFrame:
-    """The requirement diff as a table (one row per aligned pair; a missing side's index and status are null)."""
+    """The requirement diff as a table (one row per aligned pair; a missing side's number and status are null).
+
+    Requirements are numbered from 1, as people count them (``A #`` 1 is ``requirements[0]``)."""
     rows = []
     for row in comparison.requirements:
         text = row.text_a if row.text_a is not None else row.text_b
         if "text" in row.changes:
             text = f"A: {row.text_a}\nB: {row.text_b}"
-        rows.append([row.a_index, row.b_index, text, row.status_a, row.status_b, " ".join(row.refs_a),
-                     " ".join(row.refs_b), ", ".join(row.changes) or "same"])
+        rows.append([_number(row.a_index), _number(row.b_index), ", ".join(row.changes) or "same", text, row.status_a,
+                     row.status_b, " ".join(row.refs_a), " ".join(row.refs_b)])
     frame = pd.DataFrame(rows, columns=list(REQUIREMENT_COLUMNS))
     return frame.astype({"A #": "Int64", "B #": "Int64"})
 
 
-def requirements_table(comparison: Comparison) -> Styler:
-    """The diff with the app's status colours, and unchanged rows marked as the outcome cells mark them."""
-    return (requirements_frame(comparison).style
+def _number(index: int | None) -> int | None:
+    return None if index is None else index + 1
+
+
+REQUIREMENT_SPEC = TableSpec(("requirement",), (
+    Facet("Status", ("status A", "status B")),
+    Facet("Change", ("change",), separator=","),
+))
+"""Search the requirement text; keep a status on either side, and kinds of change."""
+
+
+def requirements_table(frame: pd.DataFrame) -> Styler:
+    """The diff (or the rows of it left visible) with the app's status colours, and unchanged rows marked as the
+    outcome cells mark them."""
+    return (frame.style
             .map(_status_css, subset=["status A", "status B"])
             .map(_change_css, subset=["change"]))
 
@@ -209,6 +224,13 @@ def _status_css(status: Any) -> str:
     return f"color:{colour};font-weight:600" if colour else ""
 
 
+SAME_COLOUR = STATUS_COLOURS["supported"]
+CHANGED_COLOUR = VERDICT_COLOURS["partial"][0]
+"""Text colours only (no cell background): a dataframe's cell colours do not follow the theme, and these two read
+on a light and on a dark background alike."""
+
+
 def _change_css(change: Any) -> str:
-    soft, strong = OUTCOME_COLOURS[True if change == "same" else None]
-    return f"background-color:{soft};color:{strong}"
+    if change == "same":
+        return f"color:{SAME_COLOUR}"
+    return f"color:{CHANGED_COLOUR};font-weight:600"

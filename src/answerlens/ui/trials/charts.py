@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
+from answerlens.second_opinion.counts import VERIFIER_DISAGREES, OpinionCounts
 from answerlens.ui.trials.viewmodel import ACTIONS, ERROR, QuestionRow, SampleRef
 
 OUTCOME_COLOURS = {
@@ -22,14 +23,20 @@ OUTCOME_COLOURS = {
 OUTCOME_NAMES = {"answer": "answer", "answer_partially": "answer partially", "abstain": "abstain",
                  "surface_conflict": "surface conflict", ERROR: "error (no verdict)"}
 ROW_PX = 22
+REASON_NAMES = {VERIFIER_DISAGREES: "verifier disagrees"}
+"""Reasons shown as words where the code would read badly; flag codes are shown as they are (the docs use them)."""
 
 
 LEGEND_PX = 56
 
 
-def _layout(figure: go.Figure, *, title: str, height: int, axis_px: int = 0) -> go.Figure:
-    """Title on top; the legend pinned to the figure's bottom edge, below any x-axis title (``axis_px``)."""
-    figure.update_layout(title={"text": title, "x": 0, "font": {"size": 15}}, height=height + LEGEND_PX + axis_px,
+def _layout(figure: go.Figure, *, title: str, height: int, axis_px: int = 0, subtitle: str | None = None) -> go.Figure:
+    """A short title on top (it must fit a phone's width) with any detail in a smaller subtitle under it; the legend
+    pinned to the figure's bottom edge, below any x-axis title (``axis_px``)."""
+    heading: dict[str, object] = {"text": title, "x": 0, "font": {"size": 15}}
+    if subtitle is not None:
+        heading["subtitle"] = {"text": subtitle, "font": {"size": 12}}
+    figure.update_layout(title=heading, height=height + LEGEND_PX + axis_px,
                          margin={"l": 10, "r": 10, "t": 60, "b": LEGEND_PX + axis_px},
                          legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
                          plot_bgcolor="rgba(0,0,0,0)")
@@ -76,7 +83,7 @@ def outcome_grid(rows: Sequence[QuestionRow], refs: Sequence[SampleRef]) -> go.F
     figure.update_yaxes(categoryorder="array", categoryarray=list(reversed(order)), showgrid=False,
                         tickfont={"size": 11}, range=[-0.5, len(order) - 0.5])
     figure.update_layout(clickmode="event+select", dragmode=False)
-    return _layout(figure, title="Action per question and repeat (click a square to open the sample)",
+    return _layout(figure, title="Action per question and repeat", subtitle="click a square to open its sample",
                    height=max(200, ROW_PX * len(order) + 80))
 
 
@@ -86,12 +93,12 @@ def citation_errors(rows: Sequence[QuestionRow]) -> go.Figure:
     figure = go.Figure()
     figure.add_bar(x=[row.citation_errors for row in chosen], y=[row.question_id for row in chosen],
                    orientation="h", marker_color="#c92a2a", text=[row.citation_errors for row in chosen],
-                   textposition="auto", hovertemplate="%{y}: %{x} citation error(s)<extra></extra>")
+                   textposition="auto", hovertemplate="%{y}: citation errors %{x}<extra></extra>")
     figure.update_yaxes(categoryorder="array", categoryarray=[row.question_id for row in reversed(chosen)],
                         tickfont={"size": 11})
     figure.update_xaxes(title="citation errors over all repeats", rangemode="tozero", dtick=1)
     clean = len(rows) - len(chosen)
-    return _layout(figure, title=f"Citation errors per question ({clean} of {len(rows)} questions have none)",
+    return _layout(figure, title="Citation errors per question", subtitle=f"{clean} of {len(rows)} questions have none",
                    height=max(200, ROW_PX * len(chosen) + 80), axis_px=24)
 
 
@@ -113,3 +120,29 @@ def requirement_agreement(rows: Sequence[QuestionRow]) -> go.Figure:
     figure.update_xaxes(title="requirements", rangemode="tozero")
     return _layout(figure, title="Per-requirement agreement across repeats",
                    height=max(200, ROW_PX * len(rows) + 80), axis_px=24)
+
+
+def second_opinion(counts: OpinionCounts) -> go.Figure:
+    """Horizontal bars per reason: unsafe answers the second opinion would have caught, and correct answers it
+    questions (false alarms); the first row is any reason. Caught answers take the colour of a surfaced
+    conflict (the answer is questioned), false alarms that of an abstention."""
+    reasons = sorted(set(counts.caught_by) | set(counts.false_alarms_by))
+    rows = ["any reason", *(REASON_NAMES.get(reason, reason) for reason in reasons)]
+    caught = [counts.unsafe_caught, *(counts.caught_by.get(reason, 0) for reason in reasons)]
+    alarms = [counts.false_alarms, *(counts.false_alarms_by.get(reason, 0) for reason in reasons)]
+    figure = go.Figure()
+    for name, colour, values in (  # drawn bottom-up within a row: the caught bar lands on top, as in the legend
+        (f"correct answers questioned (of {counts.correct_answers})", OUTCOME_COLOURS["abstain"], alarms),
+        (f"unsafe answers caught (of {counts.unsafe_answers})", OUTCOME_COLOURS["surface_conflict"], caught),
+    ):
+        figure.add_bar(x=values, y=rows, orientation="h", name=name, marker_color=colour,
+                       text=[value or "" for value in values],
+                       textposition="outside", textangle=0, cliponaxis=False,
+                       hovertemplate="%{y}: %{x} " + name + "<extra></extra>")
+    figure.update_layout(barmode="group", legend_traceorder="reversed")
+    figure.update_yaxes(categoryorder="array", categoryarray=list(reversed(rows)), tickfont={"size": 11})
+    figure.update_xaxes(title="samples answered in full", rangemode="tozero",
+                        dtick=1 if max(caught + alarms) <= 10 else None)
+    return _layout(figure, title=f"Unsafe answers caught: {counts.unsafe_caught} of {counts.unsafe_answers}",
+                   subtitle="full answers the second opinion would have questioned, per reason",
+                   height=max(160, 2 * ROW_PX * len(rows) + 60), axis_px=24)

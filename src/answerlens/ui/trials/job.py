@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from answerlens.config import AnswerabilityConfig
-from answerlens.errors import AnswerlensError, DatasetError, TrialError
+from answerlens.errors import AnswerabilityError, AnswerlensError, DatasetError, TrialError
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.runner import Progress, TrialOutcome, run_trial
 from answerlens.ui.common.runner import Failure
+from answerlens.ui.trials.errors import trial_message, trial_remedy
 
 log = logging.getLogger(__name__)
 
@@ -71,20 +72,8 @@ class TrialJob:
             self.outcome = asyncio.run(run_trial(
                 self.dataset, self.config, repeats=self.repeats, out=self.out, concurrency=self.concurrency,
                 progress=self._record, cancel=self.cancel))
-        except TrialError as exc:
-            self.failure = Failure("The trial cannot run in this output directory", str(exc),
-                                   "choose a fresh output directory, or open this one under “Open a result”",
-                                   "trial")
-        except DatasetError as exc:
-            self.failure = Failure("The dataset cannot be used", str(exc), "fix the case named above", "dataset")
-        except (AnswerlensError, OSError) as exc:
-            self.failure = Failure("The trial stopped", f"{type(exc).__name__}: {exc}",
-                                   "check the output directory is writable and the endpoint is reachable; "
-                                   "rerun to resume (saved samples are kept)", "trial")
         except Exception as exc:  # noqa: BLE001 - the page must show a message, never a traceback
-            log.exception("unexpected failure in a trial run")
-            self.failure = Failure("Unexpected error (a bug in answerlens)", f"{type(exc).__name__}: {exc}",
-                                   "the full traceback is in the server log; saved samples are kept", "bug")
+            self.failure = failure_for(exc)
         finally:
             with self._changed:
                 self.finished = time.monotonic()
@@ -94,6 +83,33 @@ class TrialJob:
         with self._changed:
             self.progress = progress
             self._changed.notify_all()
+
+
+NOT_STARTED = "The trial did not start"
+
+
+def failure_for(exc: Exception) -> Failure:
+    """What the page says about a run that raised instead of finishing (its error samples are data, not this).
+
+    A ``TrialError`` is a refusal before any sample (a folder of another run, a bound, and the engine's
+    preflight or lock once it has them); its ``remedy`` attribute, when the engine sets one, is shown as is.
+    """
+    remedy = getattr(exc, "remedy", None)
+    if isinstance(exc, TrialError):
+        return Failure(NOT_STARTED, str(exc), remedy or "fix what the message names; for a folder that holds "
+                       "another run, choose a fresh output directory or open it under “Open a result”", "trial")
+    if isinstance(exc, DatasetError):
+        return Failure("The dataset cannot be used", str(exc), remedy or "fix the case named above", "dataset")
+    if isinstance(exc, AnswerabilityError):
+        return Failure("The trial stopped: the endpoint failed", trial_message(str(exc)), trial_remedy(exc.kind),
+                       exc.kind)
+    if isinstance(exc, (AnswerlensError, OSError)):
+        return Failure("The trial stopped", f"{type(exc).__name__}: {exc}",
+                       "check the output directory is writable and the endpoint is reachable; rerun to resume "
+                       "(saved samples are kept)", "trial")
+    log.error("unexpected failure in a trial run", exc_info=exc)
+    return Failure("Unexpected error (a bug in answerlens)", f"{type(exc).__name__}: {exc}",
+                   "the full traceback is in the server log; saved samples are kept", "bug")
 
 
 def start(dataset: Dataset, config: AnswerabilityConfig, *, out: Path, repeats: int, concurrency: int) -> TrialJob:

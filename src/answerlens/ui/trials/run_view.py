@@ -22,6 +22,8 @@ from answerlens.ui.common.markup import STYLE, esc, notice_html
 from answerlens.ui.trials import job as trial_job
 from answerlens.ui.trials import sources as trial_sources
 from answerlens.ui.trials.job import TrialJob
+from answerlens.ui.trials.runstate import outcome_notice
+from answerlens.ui.trials.viewmodel import counted
 
 KINDS = ("Shipped dataset", "Upload a dataset", "A dataset on this machine")
 
@@ -170,7 +172,7 @@ def _live(prefix: str) -> None:
     else:
         p = job.progress
         eta = f"{p.eta:.0f} s" if p.eta is not None else "?"
-        line = (f"{p.done} / {p.total} samples · {p.rate:.2f}/s · ETA {eta} · {p.errors} error(s) · "
+        line = (f"{p.done} / {p.total} samples · {p.rate:.2f}/s · ETA {eta} · {counted(p.errors, 'error')} · "
                 f"last: {p.last}")
     if job.cancel.is_set():
         line = "cancelling: waiting for the samples in flight · " + line
@@ -182,17 +184,13 @@ def _live(prefix: str) -> None:
 def _ended(prefix: str, job: TrialJob) -> None:
     if job.failure is not None:
         failure = job.failure
-        st.html(notice_html("error", failure.title, failure.message, failure.remedy))
+        st.html(f'<div data-run-state="refused">{notice_html("error", failure.title, failure.message, failure.remedy)}'
+                "</div>")
         return
     outcome = job.outcome
     assert outcome is not None
-    counts = (f"{outcome.new_samples} new, {outcome.reused_samples} reused, {outcome.errors} error sample(s) "
-              f"in {job.seconds:.1f} s")
-    if outcome.cancelled:
-        st.html(notice_html("warning", "Cancelled: finished samples are kept", f"{counts}; saved in {job.out}",
-                            "press Run trial again with the same output directory to resume"))
-    else:
-        st.html(notice_html("ok", "Trial finished", f"{counts}; result: {outcome.result_path}"))
+    notice = outcome_notice(outcome, job.out, job.seconds)
+    st.html(notice_html(notice.kind, notice.title, notice.detail, notice.remedy))
     if st.session_state.get(f"{prefix}.shown_job") != id(job):
         st.session_state[f"{prefix}.shown_job"] = id(job)
         try:  # a finished run's result is in hand; a cancelled one is read from the samples saved so far
@@ -201,6 +199,37 @@ def _ended(prefix: str, job: TrialJob) -> None:
             st.html(notice_html("info", "Nothing to show yet", str(exc)))
             return
         st.session_state[f"{prefix}.shown"] = Shown(result, str(outcome.result_path or job.out), job.dataset)
+
+
+EXAMPLE = ("trials", "example", "result.json")
+"""Under the sample directory: the shipped example result (``make_example.py`` beside it regenerates it)."""
+
+
+@st.cache_resource(max_entries=2, show_spinner=False)
+def _example(path: str, mtime_ns: int, app_root: str) -> Shown | AnswerlensError:
+    try:
+        result = read_trial(path)
+    except AnswerlensError as exc:
+        return exc
+    # Its dataset path is relative to the repository root: resolved there, wherever the app was started from.
+    return Shown(result, f"shipped example sample_bundles/{Path(*EXAMPLE).as_posix()}",
+                 trial_sources.run_dataset(result, Path(app_root)))
+
+
+def example(samples_dir: Path, app_root: Path) -> Shown | None:
+    """The shipped example result, with what it is; None (and why) when it cannot be read."""
+    path = samples_dir.joinpath(*EXAMPLE)
+    loaded = _example(str(path), path.stat().st_mtime_ns, str(app_root)) if path.is_file() else None
+    if not isinstance(loaded, Shown):
+        st.html(notice_html("info", "The shipped example result is not there", str(loaded or path),
+                            "open a result or run a trial instead"))
+        return None
+    st.html(notice_html("info", "An example result: questions.json, 2 repeats, answered by hand-written replies",
+                        "a person wrote every reply (replayed, not produced by a model), with deliberate mistakes "
+                        "and two scripted failures, so each part of this page has something to show",
+                        "run a trial against your own model to measure it; sample_bundles/trials/example/"
+                        "make_example.py regenerates this file"))
+    return loaded
 
 
 def result_picker(prefix: str, cwd: Path) -> None:

@@ -143,26 +143,74 @@ def outcome_groups(refs: Sequence[SampleRef]) -> dict[str, Counter[str]]:
     return groups | {name: counts for name, counts in drafts.items() if counts}
 
 
-def headline(result: TrialResult) -> list[tuple[str, str, str | None]]:
-    """``(label, value, help)`` numbers for the top of the page."""
+MIN_SAMPLES_FOR_RATE = 10
+"""Below this many samples (questions, matched requirements) a rate, or a count out of them, says "too few to rate"
+beside it: 2 answers out of 2 is not a 100% rate. Ten is where one sample moves a rate by ten points at most."""
+
+
+@dataclass(frozen=True)
+class Stat:
+    """One number at the top of the page: a short label that fits a narrow column, the value, and the details."""
+
+    label: str
+    value: str
+    help: str | None = None
+    note: str | None = None
+    """Shown under the value: why the number is not a rate yet (``n=2: too few samples to rate``)."""
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``1 sample``, ``2 samples``, ``0 samples``."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
+def too_few(count: int, noun: str = "sample", plural: str | None = None) -> str | None:
+    """``n=2: too few samples to rate`` below ``MIN_SAMPLES_FOR_RATE``; None from there on."""
+    if count >= MIN_SAMPLES_FOR_RATE:
+        return None
+    return f"n={count}: too few {plural or noun + 's'} to rate"
+
+
+def rate(part: int, whole: int, noun: str = "sample", plural: str | None = None) -> tuple[str, str | None]:
+    """A percentage with enough data; else the bare fraction, said to be too few (``—`` when there is none)."""
+    if whole == 0:
+        return "—", f"no {plural or noun + 's'} to rate"
+    note = too_few(whole, noun, plural)
+    return (f"{part} / {whole}", note) if note else (f"{part / whole:.0%}", None)
+
+
+def stats(result: TrialResult) -> list[Stat]:
+    """The headline numbers; every count out of a group says when the group is too small to rate."""
     s = result.summary
-    stability, agreement = s.stability, s.requirement_agreement
-    rate = agreement.agreement_rate
+    unanswerable, answerable = s.unanswerable.samples, s.answerable.samples
+    stable = s.stability
+    agreement = s.requirement_agreement
+    agreed, agreed_note = rate(agreement.agreeing_requirements, agreement.matched_requirements,
+                               "matched requirement")
+    one_repeat = repeats(samples(result)) < 2
     return [
-        ("Questions", str(s.questions), None),
-        ("Samples assessed", str(s.samples), "samples with an assessment; error samples are counted apart"),
-        ("Error samples", str(s.error_samples), "provider failures: recorded as errors, never as verdicts"),
-        ("Unsafe full answers", str(s.unanswerable.unsafe_full_answer_count),
-         "action answer on an unanswerable question"),
-        ("Full answers (answerable)", f"{s.answerable.full_answer_count} / {s.answerable.samples}", None),
-        ("Unnecessary abstentions", str(s.answerable.unnecessary_abstention_count),
-         "action abstain on an answerable question (partial and conflict are not abstentions)"),
-        ("Citation errors", str(s.citation_errors), "citation error strings over all samples"),
-        ("Stable actions", f"{stability.questions_with_identical_actions} / {stability.questions}",
-         "questions whose repeats all share one action"),
-        ("Requirement agreement", "—" if rate is None else f"{rate:.0%}",
-         f"{agreement.agreeing_requirements} of {agreement.matched_requirements} requirements matched "
-         "across repeats by identical text keep one final status"),
+        Stat("Questions", str(s.questions)),
+        Stat("Samples assessed", f"{s.samples} / {s.planned_samples}",
+             "samples with an assessment, out of every sample the run saved (error samples included)",
+             too_few(s.samples)),
+        Stat("Error samples", str(s.error_samples), "provider failures: recorded as errors, never as verdicts"),
+        Stat("Unsafe answers", f"{s.unanswerable.unsafe_full_answer_count} / {unanswerable}",
+             "action answer on an unanswerable question, out of the unanswerable questions' assessed samples",
+             too_few(unanswerable)),
+        Stat("Full answers", f"{s.answerable.full_answer_count} / {answerable}",
+             "action answer on an answerable question, out of the answerable questions' assessed samples",
+             too_few(answerable)),
+        Stat("Unnecessary abstentions", f"{s.answerable.unnecessary_abstention_count} / {answerable}",
+             "action abstain on an answerable question (partial answers and conflicts are not abstentions)",
+             too_few(answerable)),
+        Stat("Citation errors", str(s.citation_errors),
+             f"citation error strings over {counted(s.samples, 'assessed sample')}"),
+        Stat("Stable questions", f"{stable.questions_with_identical_actions} / {stable.questions}",
+             "questions whose repeats all produced an assessment with one action",
+             "one repeat: nothing to compare" if one_repeat else too_few(stable.questions, "question")),
+        Stat("Requirement agreement", agreed,
+             f"{agreement.agreeing_requirements} of {counted(agreement.matched_requirements, 'requirement')} matched "
+             "across repeats by identical text keep one final status", agreed_note),
     ]
 
 

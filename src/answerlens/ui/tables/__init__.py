@@ -1,0 +1,1 @@
+"""Tables the pages share: search, filters, sorting and exports of the visible rows."""

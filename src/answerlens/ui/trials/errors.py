@@ -1,0 +1,94 @@
+"""Error samples as the Trials page shows them (pure): identical errors grouped with a count, and each message
+with the remedy that applies to a trial.
+
+Provider errors end with a remedy written for a single assessment ("… — start it with `ollama serve`, or use the
+recorded response"); a trial cannot use a recorded response (it asks questions no recording answers), so that
+advice is removed here and the page says what does apply: rerun into the same folder, or change a setting and
+start a fresh one. ``group_errors`` works on the typed samples; when the engine records grouped errors itself,
+the page can read those instead and this function goes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from answerlens.trials.log import AnySample
+
+RESUME = ("run the trial again into the same output directory: error samples are retried, finished ones are "
+          "kept")
+FRESH = ("a changed setting is another configuration, so start it in a fresh output directory (this one keeps "
+         "its samples)")
+TRIAL_REMEDIES = {
+    "connection_refused": f"start the model server (Ollama: ollama serve) or correct the base URL, then {RESUME}",
+    "connect_timeout": f"check the base URL and that the server is up, then {RESUME}",
+    "read_timeout": f"lower the concurrency (a busy server answers late) or raise the timeout; {FRESH}",
+    "timeout": f"lower the concurrency or raise the timeout, or use a smaller model; {FRESH}",
+    "rate_limited": f"wait, then {RESUME}; or lower the concurrency ({FRESH})",
+    "server_error": f"check the server's log, then {RESUME}",
+    "model_not_found": f"pull the model on the server, then {RESUME}; or pick another model ({FRESH})",
+    "unauthorized": f"set a valid API key, then {RESUME}",
+    "context_too_long": f"these cases do not fit the model's context window: use a model with a larger one ({FRESH})",
+    "truncated": f"the model ran out of tokens before finishing its reply: use a larger or more capable model "
+                 f"({FRESH})",
+    "schema": f"the model's replies do not follow the answer format: use a more capable model ({FRESH})",
+}
+DEFAULT_REMEDY = f"fix what the message says, then {RESUME}"
+_NOT_HERE = (
+    re.compile(r",?\s*or\s+use\s+the\s+recorded\s+response(\s+instead)?", re.IGNORECASE),
+    re.compile(r"use\s+the\s+recorded\s+response(\s+instead)?(,\s*or\s+|\s+or\s+|[,;]\s*|\.?$)", re.IGNORECASE),
+)
+"""Advice that only applies to one assessment on the Inspect page."""
+
+
+def trial_message(message: str) -> str:
+    """The recorded message without advice the Trials page cannot follow."""
+    for pattern in _NOT_HERE:
+        message = pattern.sub("", message)
+    return re.sub(r"\s*—\s*$", "", message)  # no dash left dangling where the advice was all the remedy
+
+
+def trial_remedy(kind: str) -> str:
+    """What to do about an error of this kind in a trial."""
+    return TRIAL_REMEDIES.get(kind, DEFAULT_REMEDY)
+
+
+@dataclass(frozen=True)
+class ErrorGroup:
+    """Error samples with the same kind and message: how many, and where they started and stopped."""
+
+    kind: str
+    message: str
+    """As recorded (``trial_message`` gives it as shown)."""
+    count: int
+    first: tuple[str, int]
+    """(question id, repeat) of the first such sample, in the run's order."""
+    last: tuple[str, int]
+    questions: int
+    """Distinct questions among them."""
+
+    @property
+    def where(self) -> str:
+        first, last = (f"{question} · repeat {repeat}" for question, repeat in (self.first, self.last))
+        return first if self.count == 1 else f"{first} … {last}"
+
+
+def group_errors(samples: Iterable[AnySample]) -> list[ErrorGroup]:
+    """The error samples grouped by (kind, message): the largest group first, then in order of first sight."""
+    found: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for sample in samples:
+        if sample.error is None:
+            continue
+        found.setdefault((sample.error.kind, sample.error.message), []).append((sample.question_id, sample.repeat))
+    groups = [ErrorGroup(kind, message, len(where), where[0], where[-1], len({question for question, _ in where}))
+              for (kind, message), where in found.items()]
+    order = {key: index for index, key in enumerate(found)}
+    return sorted(groups, key=lambda group: (-group.count, order[(group.kind, group.message)]))
+
+
+def every_call_failed_alike(groups: list[ErrorGroup], called: int) -> bool:
+    """True when no model call succeeded (``called``: assessed samples that called the model) and all error
+    samples share one kind and message: the endpoint, not the questions, failed, and no figure measures the model.
+    Samples decided without a call (an empty bundle) do not count: they never reached the model."""
+    return called == 0 and len(groups) == 1

@@ -1,0 +1,81 @@
+"""How a run ended, and whether its figures can be read at all (pure): the notices above a trial's numbers.
+
+Finished, cancelled or unfinished; stopped early or refused before it started (once the engine records it: see
+``engine_stop``); and, from the samples themselves, a run where every call failed alike or too few samples were
+assessed to rate anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from answerlens.trials.log import ResultKind
+from answerlens.trials.result import TrialResult
+from answerlens.trials.runner import TrialOutcome
+from answerlens.ui.trials.errors import ErrorGroup, every_call_failed_alike, trial_message, trial_remedy
+from answerlens.ui.trials.viewmodel import MIN_SAMPLES_FOR_RATE, counted
+
+STOP_FIELDS = ("stopped_early", "stop_reason")
+"""Seam for the engine's stop-early record (not in ``TrialOutcome``/``TrialResult`` yet): ``engine_stop`` reads
+``stopped_early`` (a bool, or an object whose text says why) and ``stop_reason`` (text) from either, if present.
+When the engine types it, read the typed field there and drop the ``getattr``."""
+
+
+@dataclass(frozen=True)
+class Notice:
+    kind: str
+    """``ok``, ``info``, ``warning`` or ``error`` (the notice colours)."""
+    title: str
+    detail: str | None = None
+    remedy: str | None = None
+
+
+def engine_stop(value: object) -> str | None:
+    """Why the engine stopped a run early (e.g. the first N calls failed alike), or None when it did not say so."""
+    stopped = getattr(value, STOP_FIELDS[0], None)
+    if not stopped:
+        return None
+    reason = getattr(value, STOP_FIELDS[1], None) or (stopped if not isinstance(stopped, bool) else None)
+    return str(reason) if reason else "the engine stopped the run early"
+
+
+def result_notices(result: TrialResult, groups: list[ErrorGroup]) -> list[Notice]:
+    """What to know before reading the figures: the run's state, and whether they rest on enough samples."""
+    s = result.summary
+    notices = []
+    stop = engine_stop(result)
+    if stop is not None:
+        notices.append(Notice("warning", "Stopped early: the figures cover only the samples made before the stop",
+                              stop, "fix the cause, then run again into the same output directory to resume"))
+    if result.kind == ResultKind.RUN:
+        notices.append(Notice("warning", f"Unfinished run: {counted(s.planned_samples, 'sample')} saved so far",
+                              "there is no result.json yet; the gates below are provisional",
+                              "run the trial again into this output directory to finish it"))
+    called = sum(1 for sample in result.samples if sample.assessment is not None and sample.assessment.model_called)
+    if every_call_failed_alike(groups, called):
+        group = groups[0]
+        uncalled = (f"; the {counted(s.samples, 'sample')} assessed needed no model call (no citable evidence)"
+                    if s.samples else "")
+        notices.append(Notice("error", f"Every model call failed the same way ({group.kind}, ×{group.count}): "
+                              f"no figure below measures the model{uncalled}",
+                              trial_message(group.message), trial_remedy(group.kind)))
+    elif s.samples < MIN_SAMPLES_FOR_RATE:
+        notices.append(Notice("warning", f"Only {counted(s.samples, 'sample')} assessed "
+                              f"({counted(s.error_samples, 'error sample')})",
+                              f"a figure over fewer than {MIN_SAMPLES_FOR_RATE} samples is marked too few to rate"))
+    return notices
+
+
+def outcome_notice(outcome: TrialOutcome, out: Path, seconds: float) -> Notice:
+    """How a run started from this page ended."""
+    counts = (f"{counted(outcome.new_samples, 'new sample')}, {outcome.reused_samples} reused, "
+              f"{counted(outcome.errors, 'error sample')} in {seconds:.1f} s")
+    stop = engine_stop(outcome)
+    if stop is not None:
+        return Notice("warning", "Stopped early: finished samples are kept", f"{stop}; {counts}; saved in {out}",
+                      "fix the cause, then press Run trial again with the same output directory to resume")
+    if outcome.cancelled:
+        return Notice("warning", "Cancelled: finished samples are kept", f"{counts}; saved in {out}",
+                      "press Run trial again with the same output directory to resume")
+    return Notice("ok", "Trial finished", f"{counts}; result: {outcome.result_path}")

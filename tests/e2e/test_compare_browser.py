@@ -1,0 +1,49 @@
+"""The Compare page's shipped pair in headless Chromium at phone and desktop widths, light and dark: it verifies,
+shows the second opinion side by side, and no label is cut short."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import TIMEOUT, settle
+from tests.e2e.widths import SCHEMES, WIDTHS, opened, shot, truncated
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_shipped_pair_reads_whole_at_every_width(browser: Any, app_url: str, width: int, scheme: str,
+                                                     screenshots: Path | None) -> None:
+    with opened(browser, f"{app_url}/compare", width, scheme) as page:
+        page.locator('[data-opinions="AB"]').wait_for(timeout=TIMEOUT)
+        settle(page)
+        assert page.locator("[data-verified]").count() == 2
+        assert page.locator("[data-same-inputs]").get_attribute("data-same-inputs") == "true"
+        assert page.locator('[data-strict-side="A"]').get_attribute("data-strict-changed") == "true"
+        expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(2, timeout=TIMEOUT)  # diff, opinions
+        assert truncated(page) == []
+        page.get_by_role("button", name="Filter and sort").click()
+        page.get_by_text("Change", exact=True).wait_for(timeout=TIMEOUT)
+        assert truncated(page) == []
+        page.keyboard.press("Escape")
+        settle(page)
+        shot(page, screenshots, f"compare-{width}-{scheme}.png")
+
+
+def test_the_truncation_check_finds_a_cut_label(browser: Any, app_url: str) -> None:
+    """The check above can fail: a label cut with an ellipsis, and a chart title past its chart, are found."""
+    with opened(browser, f"{app_url}/trials", 390, "light") as page:
+        page.locator('[data-testid="stPlotlyChart"] .gtitle').first.wait_for(timeout=TIMEOUT)
+        page.evaluate("""() => {
+          const label = document.createElement('div');
+          label.style.cssText = 'width:60px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis';
+          label.innerText = 'Unnecessary abstentions';
+          document.querySelector('[data-testid="stMain"]').appendChild(label);
+          document.querySelector('[data-testid="stPlotlyChart"] .gtitle').textContent = 'x'.repeat(120);
+        }""")
+        assert truncated(page) == ["Unnecessary abstentions", "x" * 120]
