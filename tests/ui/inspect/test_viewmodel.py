@@ -47,7 +47,7 @@ def test_focus_offers_all_then_each_requirement() -> None:
     a = recorded("prme_reader_citations")
     options = viewmodel.focus_options(a)
     assert options == [None, 0, 1, 2, 3]
-    assert [viewmodel.focus_label(o) for o in options] == ["all", "0", "1", "2", "3"]
+    assert [viewmodel.focus_label(o) for o in options] == ["all", "1", "2", "3", "4"]  # people count from 1
 
 
 def test_context_caption_counts_and_hash() -> None:
@@ -89,7 +89,7 @@ def test_audit_facts_of_a_live_call_with_its_costs() -> None:
         "origin": ReplyOrigin.LIVE, "recording": None, "base_url": "http://127.0.0.1:11434", "latency_ms": 1234.4,
         "attempts": 2, "prompt_tokens": 900, "completion_tokens": 120, "finish_reason": "stop"})
     facts = viewmodel.audit_facts(a.model_copy(update={"provider_metadata": meta}), "live model: ollama m")
-    assert facts[5:] == [("base_url", "http://127.0.0.1:11434"), ("latency", "1,234 ms, 2 attempt(s)"),
+    assert facts[5:] == [("base_url", "http://127.0.0.1:11434"), ("latency", "1,234 ms, 2 attempts"),
                          ("tokens", "prompt 900, completion 120"), ("finish_reason", "stop")]
 
 
@@ -100,17 +100,18 @@ def test_audit_facts_without_a_model_call() -> None:
 
 @pytest.mark.parametrize(
     "stem, labels",
-    [pytest.param("conflicting_deploy_freeze", ["Assessment", "Requirements", "Raw reply"], id="model_called"),
+    [pytest.param("conflicting_deploy_freeze", ["Assessment", "Requirements", "Raw reply", "Recording"],
+                  id="model_called"),
      pytest.param("empty_bundle", ["Assessment", "Requirements"], id="no_call_no_raw_reply")],
 )
 def test_downloads(stem: str, labels: list[str]) -> None:
-    files = viewmodel.downloads(recorded(stem))
+    files = viewmodel.downloads(recorded(stem), sample(stem).question, sample(stem).answer)
     assert [label for label, _ in files] == labels
     assert [d.mime for _, d in files][:2] == ["application/json", "text/csv"]
 
 
-@pytest.mark.parametrize("count, label", [pytest.param(1, "Session history (1 run)", id="one"),
-                                          pytest.param(2, "Session history (2 runs)", id="two")])
+@pytest.mark.parametrize("count, label", [pytest.param(1, "History (1 run)", id="one"),
+                                          pytest.param(2, "History (2 runs)", id="two")])
 def test_history_label(count: int, label: str) -> None:
     assert viewmodel.history_label(count) == label
 
