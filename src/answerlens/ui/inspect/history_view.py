@@ -54,16 +54,17 @@ def picker(prefix: str, samples_dir: Path) -> history.Entry | None:
     if unknown:
         st.html(viewmodel.unknown_run_html(unknown, str(history.store(st.session_state).path)))
     entries = history.entries(st.session_state)
-    current = history.current(st.session_state)
-    if not entries or current is None:
+    if not entries:
         return None
+    current = history.current(st.session_state)
     key = f"{prefix}.history"
-    if st.session_state.get(key) != current.number:
+    if current is not None and st.session_state.get(key) != current.number:
         st.session_state[key] = current.number
     titles = viewmodel.history_titles(entries)
     left, middle, right = st.columns([6, 1, 1], vertical_alignment="bottom")
     left.selectbox(viewmodel.history_label(len(entries)), list(titles), format_func=titles.__getitem__, key=key,
-                   on_change=_picked, args=(prefix, key, samples_dir),
+                   on_change=_picked, args=(prefix, key, samples_dir), index=None,
+                   placeholder="Reopen a stored run (newest first)",
                    help="Runs are kept on this machine (they survive a reload); the same inputs are one run.")
     middle.page_link("pages/compare.py", label="Compare", icon=":material/compare_arrows:")
     right.button("Clear history", key=f"{prefix}.clear_history", on_click=_clear, args=(prefix,),
