@@ -201,3 +201,19 @@ def test_requirements_are_numbered_from_one_for_people() -> None:
     at = recorded_run("prme_reader_citations")
     assert at.radio(key="inspect.focus").options == ["all", "1", "2", "3", "4"]
     assert re.findall(r'data-requirement-row="0"><td><span class="al-dot"[^>]*>(\d+)<', html(at)) == ["1"]
+
+
+def test_a_new_upload_replaces_the_old_bundle_and_frees_it() -> None:
+    import gc
+    import weakref
+
+    at = start()
+    at.radio(key="inspect.source_kind").set_value("Upload a file").run()
+    for name in ("one.json", "two.json"):
+        data = json.dumps({"records": [{"text": f"{name} says the cache is Redis."}]}).encode()
+        at.file_uploader(key="inspect.upload").set_value((name, data, "application/json")).run()
+        if name == "one.json":
+            first = weakref.ref(at.session_state["inspect.bundle_slot"][1])
+    gc.collect()
+    assert first() is None  # nothing else (no process-wide cache) holds the replaced bundle
+    assert at.session_state["inspect.bundle_slot"][1].name == "two.json"

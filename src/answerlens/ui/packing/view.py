@@ -10,7 +10,7 @@ import streamlit as st
 from answerlens.prompts import RawAssessment
 from answerlens.records import MemoryBundle
 from answerlens.ui.common import history, sources
-from answerlens.ui.common.markup import STYLE, esc, notice_html
+from answerlens.ui.common.markup import STYLE, esc, notice_html, plain
 from answerlens.ui.common.sources import Source
 from answerlens.ui.packing.viewmodel import (
     Rendering,
@@ -64,7 +64,8 @@ def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
     counts = counts_text(rendering, bundle)
     st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-counts="{rendering.format.key}">'
             f"{esc(counts)}</div>")
-    st.code(rendering.text or " ", language=None, wrap_lines=True, height=420)
+    # st.code shows text as it is: invisible and reordering characters are shown as their codes, like everywhere.
+    st.code(plain(rendering.text) or " ", language=None, wrap_lines=True, height=420)
     if rendering.problem is not None:
         st.html(notice_html("error", "Cannot be assessed", rendering.problem, rendering.fix))
     else:
