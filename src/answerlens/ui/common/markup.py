@@ -70,9 +70,11 @@ STYLE = """<style>
 .al-table{border-collapse:collapse;width:100%;font-size:0.82rem;color:var(--al-text)}
 .al-table td.al-text{overflow-wrap:anywhere}
 .al-nowrap{white-space:nowrap}
-.al-table th{text-align:left;border-bottom:2px solid var(--al-rule);padding:4px 6px;white-space:nowrap}
+.al-table th{text-align:left;border-bottom:2px solid var(--al-rule);padding:4px 6px}
+.al-scroll{overflow-x:auto;max-width:100%}
 .al-table td{border-bottom:1px solid var(--al-rule);padding:4px 6px;vertical-align:top}
 .al-explain{margin-top:3px;font-size:0.78rem;color:var(--al-muted)}
+.al-second{margin-top:4px}
 .al-status{font-weight:700;color:#fff;border-radius:4px;padding:0 5px;font-size:0.75rem}
 .al-muted{color:var(--al-muted)}
 .al-hashes{font-family:ui-monospace,monospace;font-size:0.78rem;border-collapse:collapse;width:100%;
@@ -260,8 +262,9 @@ def paragraph_html(text: str, *, css: str = "al-why") -> str:
 
 
 def requirements_html(rows: Iterable[Mapping[str, Any]]) -> str:
-    """Requirements table: number (from 1), requirement with its explanation under it, claimed → final status,
-    accepted and discarded citations, and, when rows carry a ``badge`` (trusted HTML), the second opinion.
+    """Requirements table: number (from 1), requirement with its explanation under it, claimed → final status
+    (with the second opinion's ``badge`` under it when rows carry one, trusted HTML), and the accepted and discarded
+    citations.
 
     Each row needs ``index``, ``requirement``, ``claimed``, ``status``, ``explanation``, and ``accepted`` and
     ``discarded`` as ``(mark, located)`` pairs (see ``highlight.requirement_rows``).
@@ -279,18 +282,20 @@ def requirements_html(rows: Iterable[Mapping[str, Any]]) -> str:
         badge = row.get("badge")
         opinion = opinion or badge is not None
         solid = STATUS_SOLID.get(status, palette.SOLID["insufficient"])
+        second = f'<div class="al-second">{badge}</div>' if badge is not None else ""
         body.append(
             f'<tr data-requirement-row="{index}">'
             f'<td><span class="al-dot" style="background-color:{colour(index)}">{index + 1}</span></td>'
             f'<td class="al-text">{esc(row["requirement"])}<div class="al-explain">{esc(row["explanation"])}</div></td>'
             f'<td>{change}<span class="al-status al-nowrap" data-status="{esc(status)}" '
-            f'style="background-color:{solid}">{esc(status)}</span></td>'
-            f'<td>{"".join(chips) or "—"}</td>{f"<td>{badge}</td>" if badge is not None else ""}</tr>'
+            f'style="background-color:{solid}">{esc(status)}</span>{second}</td>'
+            f'<td>{"".join(chips) or "—"}</td></tr>'
         )
-    second = "<th>second opinion</th>" if opinion else ""
-    head = ('<tr><th style="width:2em">#</th><th style="width:46%">requirement and explanation</th>'
-            f"<th>claimed → final</th><th>citations</th>{second}</tr>")
-    return f'{STYLE}<table class="al-table al-reqs"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
+    status_head = "status · second opinion" if opinion else "claimed → final"
+    head = ('<tr><th style="width:2em">#</th><th style="width:50%">requirement and explanation</th>'
+            f"<th>{status_head}</th><th>citations</th></tr>")
+    return (f'{STYLE}<div class="al-scroll"><table class="al-table al-reqs"><thead>{head}</thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
 
 
 # --- audit --------------------------------------------------------------------------------------------

@@ -130,7 +130,6 @@ def legend_html(*, second_opinion: bool) -> str:
     if second_opinion:
         items.insert(2, (f'<mark class="al-cite al-flagged" style="background-color:{colour(0)}">m3</mark>',
                          "accepted, but flagged by the second opinion: solid outline, wavy underline, ⚑"))
-    body = "".join(f'<span class="al-nowrap" style="margin-right:14px">{sample} <span class="al-muted">'
-                   f"{esc(text)}</span></span> " for sample, text in items)
-    return (f'{STYLE}<div class="al-legend al-marks" data-legend style="font-size:0.78rem;line-height:2;'
+    body = "".join(f'<div>{sample} <span class="al-muted">{esc(text)}</span></div>' for sample, text in items)
+    return (f'{STYLE}<div class="al-legend al-marks" data-legend style="font-size:0.78rem;line-height:1.9;'
             f'color:var(--al-text)">{body}</div>')

@@ -61,7 +61,7 @@ def picker(prefix: str, samples_dir: Path) -> history.Entry | None:
     if current is not None and st.session_state.get(key) != current.number:
         st.session_state[key] = current.number
     titles = viewmodel.history_titles(entries)
-    left, middle, right = st.columns([6, 1, 1], vertical_alignment="bottom")
+    left, middle, right = st.columns([5, 2, 2], vertical_alignment="bottom")
     left.selectbox(viewmodel.history_label(len(entries)), list(titles), format_func=titles.__getitem__, key=key,
                    on_change=_picked, args=(prefix, key, samples_dir), index=None,
                    placeholder="Reopen a stored run (newest first)",

@@ -84,14 +84,14 @@ def reply_picker(prefix: str, source: Source) -> tuple[RawAssessment | None, str
     options = []
     if source.recorded_reply is not None:
         options.append("The sample's recorded reply")
-    runs = [entry for entry in history.entries(st.session_state) if entry.assessment.raw_output is not None]
+    runs = [entry for entry in history.entries(st.session_state) if entry.run.has_reply]
     if runs:
-        options.append("A run from this session")
+        options.append("A stored run")
     options.append("Upload a raw reply or an assessment")
     kind = st.radio("Reply", options, horizontal=True, key=f"{prefix}.reply_kind")
     if kind == "The sample's recorded reply":
         return _parsed(source.recorded_reply, "the sample's recorded reply")
-    if kind == "A run from this session":
+    if kind == "A stored run":
         titles = {entry.number: entry.title for entry in runs}
         number = st.selectbox("Run", list(reversed(titles)), format_func=titles.__getitem__, key=f"{prefix}.run")
         entry = history.find(st.session_state, number)

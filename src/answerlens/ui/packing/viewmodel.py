@@ -284,13 +284,15 @@ def _checks(rendering: Rendering, reply: RawAssessment) -> list[Any] | None:
 
 
 def matrix_html(renderings: list[Rendering], reply: RawAssessment) -> str:
-    """The matrix as a table: one row per cited token, one outcome cell per format, then each format's verdict."""
+    """The matrix as a table: one row per cited token (requirements numbered from 1, ``data-requirement`` keeps the
+    0-based index), one outcome cell per format, then each format's verdict; it scrolls sideways on a phone."""
     rows, verdicts = citation_matrix(renderings, reply)
     keys = [r.format.key for r in renderings]
     head = ["#", "requirement", "claimed", "cited token", *(r.format.label for r in renderings)]
     body = []
     for row in rows:
-        cells = [cell(row["requirement"]), cell(row["text"]), cell(row["claimed"]), cell(row["token"])]
+        cells = [cell(row["requirement"] + 1, f'data-requirement="{row["requirement"]}"'), cell(row["text"]),
+                 cell(row["claimed"]), cell(row["token"])]
         for key in keys:
             outcome = row[key]
             cells.append(outcome_cell(outcome.text, outcome.accepted,
@@ -299,4 +301,4 @@ def matrix_html(renderings: list[Rendering], reply: RawAssessment) -> str:
     verdict_cells = [cell(""), cell("verdict under this format"), cell(""), cell("")]
     verdict_cells += [cell(verdicts[key], f'data-format-verdict="{key}"') for key in keys]
     body.append("".join(verdict_cells))
-    return table_html(head, body)
+    return f'<div class="al-scroll">{table_html(head, body)}</div>'
