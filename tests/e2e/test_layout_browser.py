@@ -46,10 +46,13 @@ def open_page(browser: Any, app_url: str, width: int, scheme: str) -> Any:
 
 def sidebar(page: Any, show: bool) -> None:
     """On a phone the sidebar is folded away: open it to reach the endpoint, fold it again to read the page."""
-    button = page.locator('[data-testid="stExpandSidebarButton"]' if show else '[data-testid="stSidebarCollapseButton"] button')
+    button = page.locator('[data-testid="stExpandSidebarButton"]' if show
+                          else '[data-testid="stSidebarCollapseButton"] button')
     if button.count() and button.first.is_visible():
         button.first.click()
-        page.wait_for_timeout(400)  # the sidebar slides (a CSS transition, no rerun to wait for)
+        collapsed = "false" if show else "true"
+        page.locator(f'[data-testid="stSidebar"][data-collapsed="{collapsed}"]').wait_for(state="attached",
+                                                                                         timeout=TIMEOUT)
 
 
 def assess_flagged_sample(page: Any) -> None:

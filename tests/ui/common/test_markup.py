@@ -261,3 +261,32 @@ def test_table_and_cells() -> None:
     html = table_html(["a", "b"], [cell(1) + cell("<2>", 'data-x="y"')], css="al-table al-extra")
     assert '<table class="al-table al-extra"><thead><tr><th>a</th><th>b</th></tr></thead>' in html
     assert '<tbody><tr><td>1</td><td data-x="y">&lt;2&gt;</td></tr></tbody>' in html
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [pytest.param("pay \u202eevil\u202c", "pay ⟨U+202E⟩evil⟨U+202C⟩", id="bidi_override"),
+     pytest.param("a\u2066b\u2069", "a⟨U+2066⟩b⟨U+2069⟩", id="isolate"),
+     pytest.param("zero\u200bwidth\ufeff", "zero⟨U+200B⟩width⟨U+FEFF⟩", id="zero_width"),
+     pytest.param("<b>tags stay text</b>\ttab\nline", "<b>tags stay text</b>\ttab\nline", id="not_html")],
+)
+def test_plain_neutralises_invisible_characters_for_text_widgets(text: str, shown: str) -> None:
+    from answerlens.ui.common.markup import plain
+
+    assert plain(text) == shown
+
+
+@pytest.mark.parametrize(
+    "count, word, text",
+    [pytest.param(1, "line", "1 line", id="one"), pytest.param(2, "line", "2 lines", id="two"),
+     pytest.param(1024, "line", "1,024 lines", id="many"), pytest.param(0, "run", "0 runs", id="none")],
+)
+def test_plural(count: int, word: str, text: str) -> None:
+    from answerlens.ui.common.markup import plural
+
+    assert plural(count, word) == text
+
+
+def test_remedies_show_commands_as_code_never_as_backticks() -> None:
+    html = notice_html("error", "No server answers", remedy="start it with `ollama serve` <now>")
+    assert "<code>ollama serve</code>" in html and "`" not in html and "&lt;now&gt;" in html

@@ -31,3 +31,13 @@ def test_errors_have_their_own_colour_and_are_never_drawn_as_an_action(with_erro
     assert errors.marker.color == trial_charts.OUTCOME_COLOURS["error"] and len(errors.x) == 2
     bars = trial_charts.actions_per_label(trial_results.outcome_groups(refs))
     assert "error (no verdict)" in {trace.name for trace in bars.data}
+
+
+def test_category_labels_show_invisible_characters_as_codes() -> None:
+    import plotly.graph_objects as go
+
+    figure = go.Figure(go.Bar(x=[1, 2], y=["q\u202e1", "q2"], customdata=[["q\u202e1"], ["q2"]]))
+    figure.update_yaxes(categoryarray=["q2", "q\u202e1"])
+    trial_charts.plain_labels(figure)
+    assert list(figure.data[0].y) == ["q⟨U+202E⟩1", "q2"] and list(figure.layout.yaxis.categoryarray)[1] == "q⟨U+202E⟩1"
+    assert figure.data[0].customdata[0][0] == "q\u202e1"  # the key a click hands back stays the raw one
