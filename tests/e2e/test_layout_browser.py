@@ -126,3 +126,37 @@ def test_inspect_reads_on_any_screen(browser: Any, app_url: str, screenshots: Pa
         check_theme(page, scheme, ['[data-format="auditable"][data-ref="m1"]', '[data-notice="ok"]'])
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_trial_statistics_labels_wrap_instead_of_being_cut(browser: Any, app_url: str, width: int) -> None:
+    from tests.paths import PRME
+
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/trials")
+        page.get_by_role("heading", name="Trials").wait_for(timeout=TIMEOUT)
+        settle(page)
+        page.get_by_text("Open a result", exact=True).click()
+        settle(page)
+        page.locator('input[type="file"]').first.set_input_files(
+            str(PRME / "trials" / "beam-100k-answerability-dev-v2-results.json"))
+        page.locator('[data-testid="stMetricLabel"]').first.wait_for(timeout=TIMEOUT)
+        settle(page)
+        assert "Unsafe full answers" in page.locator('[data-testid="stMetricLabel"]').all_inner_texts()
+        assert page.evaluate(TRUNCATED) == []
+    finally:
+        context.close()
+
+
+def test_the_uploader_states_the_50_mb_limit(browser: Any, app_url: str) -> None:
+    page = open_page(browser, app_url, 1280, "light")
+    try:
+        page.locator('[data-testid="stMain"] [data-testid="stRadio"]').first.get_by_text(
+            "Upload a file", exact=True).click()
+        settle(page)
+        instructions = page.locator('[data-testid="stFileUploaderDropzoneInstructions"]').first.inner_text()
+        assert "50MB" in instructions.replace(" ", "") and "200MB" not in instructions.replace(" ", "")
+    finally:
+        page.context.close()

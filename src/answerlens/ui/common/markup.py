@@ -95,6 +95,13 @@ td.al-no::before{content:"\\2717  "}
 </style>"""
 
 
+APP_STYLE = """<style>
+[data-testid="stMetricLabel"],[data-testid="stMetricLabel"] *{white-space:normal!important;
+  overflow:visible!important;text-overflow:clip!important;height:auto!important}
+</style>"""
+"""Rules for Streamlit's own elements on every page: a metric's label wraps rather than ending in "…"."""
+
+
 # Characters that reorder, hide or break text in a browser: controls but tab and newline, format characters (bidi
 # overrides and isolates, zero-width, tags …) and line/paragraph separators (Unicode Cc, Cf, Zl, Zp).
 _INVISIBLE_RANGES = (

@@ -267,7 +267,7 @@ def _audit(entry: history.Entry) -> None:
 def _downloads(prefix: str, entry: history.Entry) -> None:
     st.markdown("**Download**")
     files = viewmodel.downloads(entry.assessment, entry.question, entry.answer)
-    columns = st.columns(2) * ((len(files) + 1) // 2)  # two a row: the labels fit a narrow column
+    columns = [column for _ in range(0, len(files), 2) for column in st.columns(2)]  # two a row: labels fit
     for column, (label, download) in zip(columns, files, strict=False):
         column.download_button(label, download.data, file_name=download.file_name, mime=download.mime,
                                key=f"{prefix}.download.{label}", on_click="ignore", help=download.note,
