@@ -217,3 +217,12 @@ def test_a_new_upload_replaces_the_old_bundle_and_frees_it() -> None:
     gc.collect()
     assert first() is None  # nothing else (no process-wide cache) holds the replaced bundle
     assert at.session_state["inspect.bundle_slot"][1].name == "two.json"
+
+
+def test_the_ollama_remedy_shows_its_command_as_code_not_backticks() -> None:
+    from tests.scripted_server import closed_port
+
+    at = start()
+    at.text_input(key="inspect.base_url.ollama").set_value(f"http://127.0.0.1:{closed_port()}/v1").run()
+    sidebar = html(at.sidebar)
+    assert "<code>ollama serve</code>" in sidebar and "`ollama" not in sidebar

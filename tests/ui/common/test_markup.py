@@ -288,5 +288,7 @@ def test_plural(count: int, word: str, text: str) -> None:
 
 
 def test_remedies_show_commands_as_code_never_as_backticks() -> None:
-    html = notice_html("error", "No server answers", remedy="start it with `ollama serve` <now>")
-    assert "<code>ollama serve</code>" in html and "`" not in html and "&lt;now&gt;" in html
+    html = notice_html("error", "No server answers", "model 'm' is missing — pull it with `ollama pull m`",
+                       remedy="start it with `ollama serve` <now>")
+    assert "<code>ollama serve</code>" in html and "<code>ollama pull m</code>" in html
+    assert "`" not in html and "&lt;now&gt;" in html

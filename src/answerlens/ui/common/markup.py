@@ -355,11 +355,11 @@ _NOTICE = {"error": "conflicting", "warning": "partial", "info": "info", "ok": "
 def notice_html(kind: str, title: str, detail: str | None = None, remedy: str | None = None,
                 code: str | None = None) -> str:
     """An alert box for messages that carry file, record or server text (st.error would render Markdown); the
-    remedy's `commands` show as code."""
+    `commands` of the detail and the remedy show as code, never as literal backticks."""
     tone = _NOTICE[kind]
     parts = [f"<strong>{esc(title)}</strong>"]
     if detail:
-        parts.append(f'<div class="al-detail">{esc(detail)}</div>')
+        parts.append(f'<div class="al-detail">{remedy_html(detail)}</div>')
     if remedy:
         parts.append(f'<div class="al-remedy"><strong>What to do:</strong> {remedy_html(remedy)}</div>')
     if code:
