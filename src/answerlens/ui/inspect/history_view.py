@@ -98,8 +98,8 @@ def _table(prefix: str, entries: list[history.Entry]) -> None:
         column_config={
             "run": st.column_config.NumberColumn("run", format="#%d", width="small"),
             "time": st.column_config.DatetimeColumn("time", format="HH:mm:ss", width="small"),
-            "verdict": text("verdict", width="small"),
-            "action": text("action", width="small"),
+            "verdict": text("verdict", width="medium"),
+            "action": text("action", width="medium"),
             "question": text("question", width="large"),
             "bundle": text("bundle"),
             "source": text("source", help="recorded response, live model (and where), or no model call"),
