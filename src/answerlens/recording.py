@@ -214,6 +214,14 @@ RECORDING_FORMAT = "answerlens_recording"
 _BUNDLE_KEYS = frozenset({"sections", "records", "rendered_context", "context_references", "bundle"})
 
 
+def looks_like_bundle(data: Any) -> bool:
+    """Whether parsed JSON is a bundle or a sample (a list of records, or an object with a bundle's keys), not a
+    reply: the reply uploaders refuse it with where it belongs."""
+    if isinstance(data, list):
+        return bool(data) and all(isinstance(item, dict) for item in data[:8])
+    return isinstance(data, dict) and bool(_BUNDLE_KEYS & set(data)) and "requirements" not in data
+
+
 def recording_file(recording: Recording) -> dict[str, Any]:
     """A recording as the file answerlens writes (``recording_from_text`` reads it back)."""
     return {RECORDING_FORMAT: 1, "author": recording.ref.author,
@@ -230,7 +238,7 @@ def recording_from_text(text: str, *, source: str | None = None, source_sha256: 
         data = json.loads(text)
     except ValueError:
         data = None  # not JSON: replayed as it is, and refused as a reply that does not fit the schema
-    if isinstance(data, list) or (isinstance(data, dict) and _BUNDLE_KEYS & set(data) and "requirements" not in data):
+    if looks_like_bundle(data):
         raise RecordingError(f"{source or 'this file'} is a bundle (or sample) file, not a recorded reply: load it "
                              "as the bundle, and give the model's raw reply (or a recording answerlens wrote) here")
     if isinstance(data, dict) and RECORDING_FORMAT in data:

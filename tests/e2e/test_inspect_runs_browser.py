@@ -46,6 +46,8 @@ def test_a_refused_replay_shows_no_verdict_element_and_can_be_restored(page: Any
     page.get_by_role("button", name="Assess", exact=True).click()
     page.get_by_text("The recorded reply answers another question").wait_for(timeout=TIMEOUT)
     settle(page)
+    # Streamlit removes the previous run's elements once the new run has drawn: wait for that, then none is left.
+    page.locator("[data-verdict]").wait_for(state="detached", timeout=TIMEOUT)
     assert page.locator("[data-verdict]").count() == 0
     page.get_by_role("button", name="Restore the recorded question").click()
     settle(page)

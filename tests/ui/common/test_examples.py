@@ -35,3 +35,15 @@ def test_the_format_text_names_both_kinds_and_the_limit() -> None:
     for words in ("A raw reply", "unbound recording", "A recording", "assessment JSON", "50 MB",
                   "docs/examples/reply.json"):
         assert words in html
+
+
+def test_the_example_bundle_is_the_one_the_example_recording_answers() -> None:
+    from answerlens.audit import sha256_text
+    from answerlens.ui.common import sources
+
+    source = sources.from_path(examples.BUNDLE_EXAMPLE)
+    recording = recording_from_text(examples.EXAMPLES["Example recording (bound to its inputs)"].read_text())
+    assert recording.ref.binding is not None
+    assert sha256_text(source.context) == recording.ref.binding.context_sha256
+    html = examples.bundle_format_html()
+    assert "simple format" in html and "50 MB" in html and "docs/examples/bundle.json" in html

@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from answerlens.errors import BundleError
-from answerlens.ui.common import sources
+from answerlens.ui.common import examples, sources
 from answerlens.ui.common.markup import STYLE, esc, notice_html
 from answerlens.ui.common.sources import Source
 
@@ -65,6 +65,7 @@ def pick(prefix: str, app_root: Path) -> Source | None:
             type=["json"],
             key=f"{prefix}.upload",
         )
+        _bundle_format(prefix)
         if upload is None:
             return None
         data = upload.getvalue()
@@ -80,6 +81,15 @@ def pick(prefix: str, app_root: Path) -> Source | None:
         return None
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     return _shown(_loaded(prefix, digest, lambda: sources.from_text(text)))
+
+
+def _bundle_format(prefix: str) -> None:
+    with st.expander("Bundle file format"):
+        st.html(examples.bundle_format_html())
+        path = examples.BUNDLE_EXAMPLE
+        st.download_button("Example bundle", path.read_bytes() if path.exists() else b"", file_name=path.name,
+                           mime="application/json", key=f"{prefix}.example.bundle", on_click="ignore",
+                           icon=":material/download:", disabled=not path.exists())
 
 
 def _pick_sample(prefix: str, directory: Path) -> Source | None:

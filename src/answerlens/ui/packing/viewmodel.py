@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from answerlens.citations import Decision, check_requirement, label_sites, valid_references
 from answerlens.errors import describe_validation
 from answerlens.prompts import RawAssessment
+from answerlens.recording import looks_like_bundle
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.render import render_bundle
 from answerlens.tokens import token_count
@@ -203,8 +204,11 @@ def reply_from(data: Any) -> RawAssessment:
     """A raw reply from a raw reply, an answerlens assessment (its ``raw_output``), or a PRME assessment.
 
     A PRME assessment keeps only accepted refs and final statuses, so it is reconstructed from those.
-    Raises ``ValueError`` when the data is none of these.
+    Raises ``ValueError`` when the data is none of these (saying so when it is a bundle or sample file).
     """
+    if looks_like_bundle(data):
+        raise ValueError("this is a bundle (or sample) file, not a reply: load it above as the bundle, and give the "
+                         "model's raw reply or an assessment here")
     if isinstance(data, dict) and isinstance(data.get("raw_output"), dict):
         data = data["raw_output"]
     elif isinstance(data, dict) and "verdict" in data and isinstance(data.get("requirements"), list):
