@@ -74,11 +74,8 @@ def _quote(requirement: AnswerabilityRequirement) -> str:
 def _missing(requirement: AnswerabilityRequirement) -> str:
     claimed = requirement.claimed_status
     if claimed is not None and claimed != AnswerabilityStatus.UNSUPPORTED:
-        needed = 2 if claimed == AnswerabilityStatus.CONFLICTING else 1
-        return (
-            f"{_quote(requirement)} (the model claimed {claimed.value}, but it had fewer than {needed} valid "
-            "citation(s), so it was downgraded)"
-        )
+        had = "fewer than 2 valid citations" if claimed == AnswerabilityStatus.CONFLICTING else "no valid citation"
+        return f"{_quote(requirement)} (the model claimed {claimed.value}, but it had {had}, so it was downgraded)"
     return _quote(requirement)
 
 

@@ -10,7 +10,7 @@ import streamlit as st
 from answerlens.prompts import RawAssessment
 from answerlens.records import MemoryBundle
 from answerlens.ui.common import history, sources
-from answerlens.ui.common.markup import STYLE, esc, notice_html, plain
+from answerlens.ui.common.markup import STYLE, esc, notice_html, plain, plural
 from answerlens.ui.common.sources import Source
 from answerlens.ui.packing.viewmodel import (
     Rendering,
@@ -43,7 +43,8 @@ def _budget_line(rendering: Rendering, budget: int) -> None:
     if cut is None:
         return
     if cut.fits:
-        text = f"a budget of {budget:,} tokens holds all {cut.records} records"
+        every = "the" if cut.records == 1 else "all"
+        text = f"a budget of {budget:,} tokens holds {every} {plural(cut.records, 'record')}"
     else:
         text = (f"a budget of {budget:,} tokens ends after record {cut.kept} of {cut.records} "
                 f"({cut.kept_tokens:,} tokens); cut here: {_clip(cut.first_cut or '')}")
