@@ -8,10 +8,10 @@ the run store, and shows a refused replay or a failure instead of any verdict.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import streamlit as st
 
+from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import EvidencePolicy
 from answerlens.explanation import HASH_FIELDS, why
 from answerlens.second_opinion.models import SecondOpinion
@@ -184,8 +184,9 @@ def show(prefix: str, entry: history.Entry, now: Inputs, *, second_opinion: bool
         st.html(viewmodel.asked_html(entry))
         if changes:
             st.html(viewmodel.stale_html(changes))
-            st.html("<style>.st-key-inspect-result [data-testid=stHorizontalBlock]{opacity:.55;"
-                    "filter:grayscale(1)}</style>")
+            # The whole result greys (not only the verdict, which also carries data-stale for tests and readers).
+            st.html("<style>.st-key-inspect-result [data-testid=stHorizontalBlock]{opacity:.55;filter:grayscale(1)}"
+                    ".st-key-inspect-result .al-stale{opacity:1;filter:none}</style>")
         shown = opinion if second_opinion else None
         left, right = st.columns([10, 11], gap="medium")
         with left:
@@ -226,12 +227,12 @@ def _verdict(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *
     return focus
 
 
-def _recording_mark(a: Any) -> str | None:
+def _recording_mark(a: AnswerabilityAssessment) -> str | None:
     meta = a.provider_metadata
     return meta.recording.mark if meta is not None and meta.recording is not None else None
 
 
-def _selected(a: Any, focus: int | None, opinion: SecondOpinion | None) -> None:
+def _selected(a: AnswerabilityAssessment, focus: int | None, opinion: SecondOpinion | None) -> None:
     """The chosen requirement: why it has no accepted citation, and its second opinion."""
     if focus is None:
         return
