@@ -142,3 +142,14 @@ def test_a_hostile_trial_result_is_inert_on_trials(hostile_trial: bytes) -> None
     at.radio(key="trials.mode").set_value("Open a result").run()
     at.file_uploader(key="trials.open_upload").set_value(("trial.json", hostile_trial, "application/json")).run()
     inert(at)
+
+
+def test_a_hostile_sample_file_in_the_samples_folder_is_inert(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / f"hostile{BIDI}.json").write_text(json.dumps(SAMPLE))
+    monkeypatch.setenv("ANSWERLENS_SAMPLES_DIR", str(tmp_path))
+    at = start()
+    use_recorded(at)
+    inert(at)  # the picker's label, the description, the recorded-response notice
+    assess(at)
+    assert verdicts(at) == ["answerable"]
+    inert(at)

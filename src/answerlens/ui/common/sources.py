@@ -21,6 +21,7 @@ from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle
 from answerlens.recording import RECORDING_FORMAT
 from answerlens.records import MemoryBundle
 from answerlens.samples import Sample, is_sample, list_samples
+from answerlens.ui.common.markup import plain
 
 SAMPLES_ENV = "ANSWERLENS_SAMPLES_DIR"
 """Overrides the sample directory (tests point it at their own files)."""
@@ -125,10 +126,11 @@ def check_size(size: int, name: str) -> None:
 
 
 def sample_label(stem: str, loaded: Source | BundleError) -> str:
-    """How the sample picker names a sample file: its title and stem, or that it cannot be loaded."""
+    """How the sample picker names a sample file: its title and stem, or that it cannot be loaded (plain text:
+    invisible and reordering characters shown as their codes)."""
     if isinstance(loaded, BundleError):
-        return f"{stem} (cannot be loaded)"
-    return f"{loaded.title}  ·  {stem}"
+        return plain(f"{stem} (cannot be loaded)")
+    return plain(f"{loaded.title}  ·  {stem}")
 
 
 def reply_text(data: bytes, name: str) -> str:
