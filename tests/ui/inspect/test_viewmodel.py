@@ -144,3 +144,57 @@ def test_history_frame_one_row_per_run_newest_first() -> None:
 def test_history_frame_of_no_runs() -> None:
     frame = viewmodel.history_frame([])
     assert frame.empty and tuple(frame.columns) == viewmodel.HISTORY_COLUMNS
+
+
+def test_inputs_name_what_changed() -> None:
+    then = viewmodel.inputs_of("Which cache?", "", "ctx", "replay")
+    assert viewmodel.changed(then, viewmodel.inputs_of("  Which cache?\n", None, "ctx", "replay")) == ()
+    now = viewmodel.inputs_of("Which queue?", "A draft.", "other", "ollama")
+    assert viewmodel.changed(then, now) == ("question", "draft", "bundle", "endpoint")
+    assert viewmodel.changed(then, viewmodel.inputs_of(None, None, None, "replay")) == ("question", "bundle")
+
+
+def test_the_stale_banner_names_the_changes_and_escapes() -> None:
+    html = viewmodel.stale_html(("question", HOSTILE))
+    assert "Inputs changed since this result — run again." in html and "Changed: question, " in html
+    assert "<script>" not in html and 'data-stale-banner="true"' in html
+
+
+def test_an_unknown_link_says_where_it_looked() -> None:
+    html = viewmodel.unknown_run_html("ab" * 32, "/data/runs.sqlite3")
+    assert "No stored run has this link" in html and "?run=" + "ab" * 32 in html and "/data/runs.sqlite3" in html
+
+
+@pytest.mark.parametrize(
+    "stem, index, expected",
+    [
+        pytest.param("prme_reader_citations", 3, "Requirement 4 has no accepted citation — status downgraded to "
+                     "unsupported because the model claimed it supported, which needs 1 valid citation, and it "
+                     "cited m99 (not a citable reference in this context).", id="downgraded_supported"),
+        pytest.param("prme_reader_citations", 2, None, id="downgraded_conflict_keeps_its_citation"),
+        pytest.param("prme_reader_citations", 0, None, id="accepted"),
+    ],
+)
+def test_why_a_requirement_has_no_accepted_citation(stem: str, index: int, expected: str | None) -> None:
+    a = recorded(stem)
+    assert viewmodel.no_citation_note(index, a.requirements[index]) == expected
+
+
+def test_a_requirement_the_model_left_unsupported_says_so() -> None:
+    a = recorded("speech_act_eslint")
+    notes = [viewmodel.no_citation_note(i, r) for i, r in enumerate(a.requirements)]
+    unsupported = [n for n in notes if n is not None]
+    assert unsupported and all("the model marked it unsupported" in n for n in unsupported)
+
+
+def test_the_recording_download_is_bound_to_the_runs_inputs() -> None:
+    import json
+
+    from answerlens.recording import RecordingMatch, recording_from_text
+
+    found = sample("speech_act_eslint")
+    files = dict(viewmodel.downloads(recorded("speech_act_eslint"), found.question, found.answer))
+    recording = recording_from_text(files["Recording"].data)
+    assert recording.ref.match == RecordingMatch.BOUND and recording.restorable == (found.question.strip(), None)
+    assert json.loads(files["Recording"].data)["binding"]["query_sha256"] == recorded("speech_act_eslint").query_sha256
+    assert "Recording" not in dict(viewmodel.downloads(recorded("speech_act_eslint"), "another question?"))
