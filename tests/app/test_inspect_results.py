@@ -226,3 +226,22 @@ def test_the_ollama_remedy_shows_its_command_as_code_not_backticks() -> None:
     at.text_input(key="inspect.base_url.ollama").set_value(f"http://127.0.0.1:{closed_port()}/v1").run()
     sidebar = html(at.sidebar)
     assert "<code>ollama serve</code>" in sidebar and "`ollama" not in sidebar
+
+
+def test_reopening_a_run_restores_its_sample_or_says_its_bundle_is_not_on_the_page() -> None:
+    at = start()
+    use_recorded(at)
+    at.radio(key="inspect.source_kind").set_value("Upload a file").run()
+    at.file_uploader(key="inspect.upload").set_value(("mine.json", (SAMPLES / "speech_act_eslint.json").read_bytes(),
+                                                      "application/json")).run()
+    assess(at)
+    uploaded = at.selectbox(key="inspect.history").value
+    at.radio(key="inspect.source_kind").set_value("Sample").run()
+    choose_sample(at, "conflicting_deploy_freeze")
+    assess(at)
+    sampled = at.selectbox(key="inspect.history").value
+    at.selectbox(key="inspect.history").set_value(uploaded).run()  # its file is not on the page any more
+    assert stale(at) == ["true"] and "Changed: bundle" in html(at)
+    at.selectbox(key="inspect.history").set_value(sampled).run()  # a sample is selected again, with its question
+    assert stale(at) == ["false"] and verdicts(at) == ["conflicting"]
+    assert at.selectbox(key="inspect.sample").value == "conflicting_deploy_freeze"

@@ -198,3 +198,13 @@ def test_the_recording_download_is_bound_to_the_runs_inputs() -> None:
     assert recording.ref.match == RecordingMatch.BOUND and recording.restorable == (found.question.strip(), None)
     assert json.loads(files["Recording"].data)["binding"]["query_sha256"] == recorded("speech_act_eslint").query_sha256
     assert "Recording" not in dict(viewmodel.downloads(recorded("speech_act_eslint"), "another question?"))
+
+
+def test_the_inputs_a_run_answered_come_from_its_own_hashes() -> None:
+    found = sample("draft_answer_unsupported_claim")
+    a = recorded("draft_answer_unsupported_claim")
+    answered = viewmodel.inputs_answered(a, "replay")
+    same = viewmodel.inputs_of(found.question, found.answer, found.load().exact_context and a.context_sha256, "replay")
+    assert viewmodel.changed(answered, same) == ()
+    assert viewmodel.changed(answered, viewmodel.inputs_of(found.question, "", a.context_sha256, "replay")) == (
+        "draft",)

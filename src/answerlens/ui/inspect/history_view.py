@@ -11,7 +11,7 @@ from answerlens.ui.common import history, sources
 from answerlens.ui.inspect import viewmodel
 
 SHOWN = "shown"
-"""``{prefix}.shown``: (run number, the inputs it was produced with or opened under; None until the next draw)."""
+"""``{prefix}.shown``: (run number, the endpoint it was produced with or opened under; None until the next draw)."""
 
 
 def reopen(prefix: str, entry: history.Entry, samples_dir: Path) -> None:

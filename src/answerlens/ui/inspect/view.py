@@ -83,7 +83,8 @@ def _keep(prefix: str, run: runner.Run, source: Source, question: str, answer: s
     entry = history.add(st.session_state, source=source.title, source_name=source.name, question=question.strip(),
                         answer=answer.strip() if answer else None, assessment=run.assessment,
                         context=source.context, label=label, note=note, seconds=run.seconds, opinion=run.opinion)
-    st.session_state[f"{prefix}.{SHOWN}"] = (entry.number, st.session_state.pop(f"{prefix}.asked", None))
+    asked: Inputs | None = st.session_state.pop(f"{prefix}.asked", None)
+    st.session_state[f"{prefix}.{SHOWN}"] = (entry.number, asked.endpoint if asked is not None else None)
 
 
 def busy(prefix: str) -> bool:
@@ -174,12 +175,13 @@ def opinion_for(prefix: str, entry: history.Entry, source: Source | None, enable
 
 def show(prefix: str, entry: history.Entry, now: Inputs, *, second_opinion: bool,
          opinion: SecondOpinion | None) -> None:
-    """The result; greyed with ``data-stale="true"`` as soon as an input differs from the ones it was produced
-    with (or opened under)."""
+    """The result; greyed with ``data-stale="true"`` as soon as an input on the page is not the one it answered:
+    the question, draft and bundle are compared with the assessment's own hashes, the endpoint with the one it was
+    produced with (or, for a reopened run, opened under: a stored run does not keep its endpoint settings)."""
     snapshot = st.session_state.get(f"{prefix}.{SHOWN}")
     if not snapshot or snapshot[0] != entry.number or snapshot[1] is None:
-        st.session_state[f"{prefix}.{SHOWN}"] = snapshot = (entry.number, now)
-    changes = viewmodel.changed(snapshot[1], now)
+        st.session_state[f"{prefix}.{SHOWN}"] = snapshot = (entry.number, now.endpoint)
+    changes = viewmodel.changed(viewmodel.inputs_answered(entry.assessment, snapshot[1]), now)
     with st.container(key=f"{prefix}.result"):
         st.html(viewmodel.asked_html(entry))
         if changes:

@@ -146,6 +146,11 @@ def inputs_of(question: str | None, answer: str | None, context_sha256: str | No
                   sha256_text(draft) if draft is not None else None, context_sha256, endpoint)
 
 
+def inputs_answered(a: AnswerabilityAssessment, endpoint: str) -> Inputs:
+    """The inputs an assessment answered, from its own hashes (a draft-less one has ``answer_sha256`` None)."""
+    return Inputs(a.query_sha256, a.answer_sha256, a.context_sha256, endpoint)
+
+
 def changed(then: Inputs, now: Inputs) -> tuple[str, ...]:
     """The inputs that differ, by name: question, draft, bundle, endpoint."""
     names = ("question", "draft", "bundle", "endpoint")
