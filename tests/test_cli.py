@@ -209,3 +209,51 @@ def test_the_cli_s_light_constants_match_their_sources() -> None:
     assert PROMPTS == get_args(PromptName)
     assert FORMATS == tuple(item.value for item in ContextFormat)
     assert SECOND_OPINION_KEY == KEY
+
+
+def test_replay_of_a_sample_for_another_question_is_exit_2_naming_what_differs(capsys) -> None:  # type: ignore[no-untyped-def]
+    sample = str(SAMPLES / "speech_act_eslint.json")
+    code, out, err = run(capsys, "assess", sample, "-q", "Which formatter did I adopt?", "--provider", "replay")
+    assert code == 2 and out == ""
+    assert "answered another question" in err and "--force-replay" in err and "\n" not in err.strip()
+
+
+def test_force_replay_is_marked_in_the_report_the_json_and_verify(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    sample = str(SAMPLES / "speech_act_eslint.json")
+    argv = ["assess", sample, "-q", "Which formatter did I adopt?", "--provider", "replay", "--force-replay"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "WARNING: FORCED replay: recorded for another question" in out.splitlines()[1]
+    code, out, _ = run(capsys, *argv, "--json")
+    recording = json.loads(out)["provider_metadata"]["recording"]
+    assert recording["match"] == "forced" and recording["forced"] == ["question"]
+    path = tmp_path / "forced.json"
+    path.write_text(out)
+    code, out, _ = run(capsys, "verify", str(path))
+    assert code == 0 and "note: FORCED replay" in out
+    data = json.loads(path.read_text())
+    data["provider_metadata"]["recording"].update(forced=[], match="bound")  # hide the force
+    path.write_text(json.dumps(data))
+    code, out, _ = run(capsys, "verify", str(path))
+    assert code == 1 and "provider_metadata.recording.forced: the recording answered another question" in out
+
+
+def test_a_bare_reply_file_is_replayed_and_marked_unbound(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "assess", str(BUNDLE), "-q", QUESTION, "--provider", "replay", "--replay-file",
+                       str(RAW), "--json")
+    assert code == 0 and json.loads(out)["provider_metadata"]["recording"]["match"] == "unbound"
+
+
+def test_a_recording_written_by_the_app_replays_only_for_its_inputs(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    recording = Path(__file__).parents[1] / "docs" / "examples" / "recording.json"
+    sample = str(SAMPLES / "answerable_billing_database.json")
+    code, out, _ = run(capsys, "assess", sample, "--provider", "replay", "--replay-file", str(recording), "--json")
+    assert code == 0 and json.loads(out)["provider_metadata"]["recording"]["match"] == "bound"
+    code, _, err = run(capsys, "assess", str(SAMPLES / "speech_act_eslint.json"), "--provider", "replay",
+                       "--replay-file", str(recording))
+    assert code == 2 and "answered another question, context" in err
+
+
+def test_a_bundle_given_as_the_replay_file_is_refused(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run(capsys, "assess", str(BUNDLE), "-q", QUESTION, "--provider", "replay", "--replay-file",
+                       str(BUNDLE))
+    assert code == 2 and "is a bundle (or sample) file, not a recorded reply" in err

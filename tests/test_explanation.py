@@ -13,7 +13,7 @@ def test_why_is_built_from_the_data() -> None:
     text = why(assessment)
     assert "4 requirements" in text and "partial" in text
     assert "“Cache used by the dashboard API” by m1" in text
-    assert "“Dashboard API owner” (the model claimed supported, but it had fewer than 1 valid" in text
+    assert "“Dashboard API owner” (the model claimed supported, but it had no valid citation, so it was" in text
     assert "m99 in requirement 3 (not a citable reference in this context)" in text
     assert "m4 in requirement 1 (the same token again, skipped)" in text
 
@@ -29,3 +29,10 @@ def test_report_lists_every_hash() -> None:
     text = "\n".join(report_lines(assessment))
     for name in HASH_FIELDS:
         assert f"  {name}" in text
+
+
+def test_why_numbers_requirements_from_first() -> None:
+    assessment = derive_assessment("What database and cache?", BUNDLE, RAW, config=CONFIG)
+    text = why(assessment, first=1)
+    assert "m99 in requirement 4 (not a citable reference in this context)" in text
+    assert "m4 in requirement 2 (the same token again, skipped)" in text

@@ -26,7 +26,9 @@ from answerlens import (
     derive_assessment,
     render_bundle,
 )
+from answerlens.errors import RecordingMismatchError
 from answerlens.loading import SimpleBundle
+from answerlens.recording import BindingField
 from answerlens.samples import Sample, list_samples, load_sample
 from answerlens.second_opinion import second_opinion_for
 
@@ -96,10 +98,10 @@ def sample(name: str) -> Sample:
     return load_sample(SAMPLES_DIR / f"{name}.json")
 
 
-async def replay(item: Sample, bundle: object | None = None) -> AnswerabilityAssessment:
+async def replay(item: Sample, bundle: object | None = None, *, force: bool = False) -> AnswerabilityAssessment:
     """Assess a sample with its recorded reply through the replay provider and the public evaluator."""
     config = AnswerabilityConfig(provider="replay", model=item.recorded_model)
-    async with AnswerabilityEvaluator(config, recording=item.recording()) as evaluator:
+    async with AnswerabilityEvaluator(config, recording=item.recording(), force_replay=force) as evaluator:
         return await evaluator.assess(item.question, item.bundle if bundle is None else bundle, answer=item.answer)
 
 
@@ -271,7 +273,12 @@ async def test_reader_without_citations_is_fixed_by_packing_with_citations() -> 
     with pytest.raises(ValueError, match=r"context_citations=True"):
         await replay(item)
     fixed = render_bundle(bundle, "reader", context_citations=True)
-    assessment = await replay(item, fixed)
+    # The recording is bound to the sample's own (uncitable) context, so replaying it over the re-packed one is
+    # refused, and marked as forced when forced.
+    with pytest.raises(RecordingMismatchError, match="another context"):
+        await replay(item, fixed)
+    assessment = await replay(item, fixed, force=True)
+    assert assessment.provider_metadata.recording.forced == (BindingField.CONTEXT,)  # type: ignore[union-attr]
     assert assessment.verdict.value == "answerable"
     assert assessment.requirements[0].evidence_refs == ("m1", "m2")
 

@@ -8,8 +8,11 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     ├── TrialError                   a trial run cannot proceed (e.g. resuming into another run's samples)
     ├── LocalModelError              the embedded llama.cpp server cannot start (runtime, GGUF, port)
     ├── ReportError (ValueError)     a file is not an answerlens HTML report, or its embedded data cannot be read
+    ├── RecordingError (ValueError)  a reply file is not a recording (e.g. a bundle), or is malformed
     ├── AnswerabilityError (RuntimeError)
-    │                                the provider failed or returned no valid assessment; never a verdict
+    │   │                            the provider failed or returned no valid assessment; never a verdict
+    │   └── RecordingMismatchError   a recording answered other inputs (question, draft, context, prompt)
+    │                                than the ones it was replayed for; nothing was asked, no verdict
     └── ClaimVerificationError (RuntimeError)
                                      the NLI runtime, model or scorer output is missing or invalid; never support
 
@@ -82,6 +85,29 @@ class AnswerabilityError(AnswerlensError, RuntimeError):
         self.detail = message
         text = message if remedy is None else f"{message} — {remedy}"
         super().__init__(text)
+
+
+class RecordingError(AnswerlensError, ValueError):
+    """A file given as a recorded reply is not one (a bundle, a sample), or its recording fields are invalid."""
+
+
+class RecordingMismatchError(AnswerabilityError):
+    """A recording was about to be replayed for inputs other than the ones it answered.
+
+    ``differences`` names them (``question``, ``draft``, ``context``, ``prompt``); ``restorable`` says whether
+    the recording carries the question (and draft) it answered, so a caller can offer to restore them.
+    """
+
+    def __init__(self, differences: tuple[str, ...], *, restorable: bool = False) -> None:
+        self.differences = differences
+        self.restorable = restorable
+        what = ", ".join(differences)
+        super().__init__(
+            f"the recorded reply answered another {what}: replaying it here would show a verdict for other inputs",
+            kind="recording_mismatch",
+            remedy="replay it for the inputs it was recorded for (restore the recorded question), or run a model; "
+            "to replay it anyway, force it (CLI: --force-replay), which marks the result as forced",
+        )
 
 
 class ClaimVerificationError(AnswerlensError, RuntimeError):

@@ -9,6 +9,7 @@ import httpx
 
 from answerlens.assessment import (
     AnswerabilityAssessment,
+    AssessmentInputs,
     PromptIdentity,
     ProviderMetadata,
     derive,
@@ -21,13 +22,15 @@ from answerlens.providers.ask import RawReply, make_engine, request_raw_assessme
 from answerlens.providers.engine import Engine, ProgressCallback
 from answerlens.providers.http import client_timeout, failures_for, make_client
 from answerlens.providers.replay import ReplayEngine
-from answerlens.recording import Recording, ReplyOrigin
+from answerlens.recording import Recording, RecordingBinding, RecordingRef, ReplyOrigin
 
 
 class AnswerabilityEvaluator:
     """Reusable client for cited, set-level answerability checks; one ``httpx.AsyncClient`` per instance.
 
-    ``recording`` feeds the ``replay`` provider; ``transport`` is handed to httpx (benchmarks use it).
+    ``recording`` feeds the ``replay`` provider; a recording bound to other inputs than the ones assessed is
+    refused with ``RecordingMismatchError`` unless ``force_replay`` (the result then says it was forced).
+    ``transport`` is handed to httpx (benchmarks use it).
     """
 
     def __init__(
@@ -35,10 +38,12 @@ class AnswerabilityEvaluator:
         config: AnswerabilityConfig | None = None,
         *,
         recording: Recording | None = None,
+        force_replay: bool = False,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.config = config if config is not None else AnswerabilityConfig()
         self._recording = recording
+        self._force_replay = force_replay
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self._engine: Engine | None = None
@@ -69,6 +74,7 @@ class AnswerabilityEvaluator:
         if not inputs.citable:
             return derive(inputs, NO_EVIDENCE_RAW, None, config=self.config, prompt=identity)
         engine = self._ensure_engine()
+        recording = self._replayed(engine, inputs, identity)
         prompt = prompt_for(self.config.prompt)
         reply = await request_raw_assessment(
             engine,
@@ -81,7 +87,15 @@ class AnswerabilityEvaluator:
             progress=progress,
         )
         return derive(inputs, reply.raw, reply.text, config=self.config, prompt=identity,
-                      provider_metadata=_metadata(engine, reply))
+                      provider_metadata=_metadata(engine, reply, recording))
+
+    def _replayed(self, engine: Engine, inputs: AssessmentInputs, identity: PromptIdentity) -> RecordingRef | None:
+        """The recording's ref for these inputs (None for a live engine); other inputs raise, unless forced."""
+        if not isinstance(engine, ReplayEngine):
+            return None
+        actual = RecordingBinding.of(inputs.query, inputs.context, inputs.answer, prompt_version=identity.version,
+                                     prompt_sha256=identity.sha256)
+        return engine.recording.replayed_for(actual, force=self._force_replay)
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -98,8 +112,7 @@ class AnswerabilityEvaluator:
         await self.aclose()
 
 
-def _metadata(engine: Engine, reply: RawReply) -> ProviderMetadata:
-    recording = engine.recording.ref if isinstance(engine, ReplayEngine) else None
+def _metadata(engine: Engine, reply: RawReply, recording: RecordingRef | None) -> ProviderMetadata:
     return ProviderMetadata(
         engine=engine.name,
         base_url=engine.base_url,

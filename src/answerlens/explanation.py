@@ -24,8 +24,9 @@ HASH_FIELDS = (
 )
 
 
-def why(assessment: AnswerabilityAssessment) -> str:
-    """A paragraph saying which requirements are supported, missing or conflicting, and what was discarded."""
+def why(assessment: AnswerabilityAssessment, *, first: int = 0) -> str:
+    """A paragraph saying which requirements are supported, missing or conflicting, and what was discarded;
+    requirements are numbered from ``first`` (the CLI keeps PRME's 0-based indices, the app counts from 1)."""
     reqs = assessment.requirements
     if not assessment.model_called:
         return (
@@ -49,7 +50,7 @@ def why(assessment: AnswerabilityAssessment) -> str:
     if missing:
         parts.append("Missing: " + "; ".join(_missing(r) for r in missing) + ".")
     discarded = [
-        f"{citation.normalized or repr(citation.token)} in requirement {index} ({reason_text(citation)})"
+        f"{citation.normalized or repr(citation.token)} in requirement {index + first} ({reason_text(citation)})"
         for index, r in enumerate(reqs)
         for citation in r.citations
         if citation.decision == Decision.DISCARDED and citation.reason is not None
@@ -73,11 +74,8 @@ def _quote(requirement: AnswerabilityRequirement) -> str:
 def _missing(requirement: AnswerabilityRequirement) -> str:
     claimed = requirement.claimed_status
     if claimed is not None and claimed != AnswerabilityStatus.UNSUPPORTED:
-        needed = 2 if claimed == AnswerabilityStatus.CONFLICTING else 1
-        return (
-            f"{_quote(requirement)} (the model claimed {claimed.value}, but it had fewer than {needed} valid "
-            "citation(s), so it was downgraded)"
-        )
+        had = "fewer than 2 valid citations" if claimed == AnswerabilityStatus.CONFLICTING else "no valid citation"
+        return f"{_quote(requirement)} (the model claimed {claimed.value}, but it had {had}, so it was downgraded)"
     return _quote(requirement)
 
 
@@ -92,6 +90,8 @@ def report_lines(assessment: AnswerabilityAssessment) -> list[str]:
         f"provider: {assessment.provider}    model: {assessment.model}    ({source})",
     ]
     if meta is not None and meta.recording is not None:
+        if meta.recording.mark:
+            lines.insert(1, f"WARNING: {meta.recording.mark}")
         lines.append(f"recording: {meta.recording.note}")
     lines.append("")
     for index, requirement in enumerate(assessment.requirements):

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from answerlens.errors import BundleError, describe_validation
 from answerlens.json_reader import read_json
 from answerlens.loading import load_bundle
-from answerlens.recording import HAND_WRITTEN, Recording
+from answerlens.recording import HAND_WRITTEN, Recording, RecordingBinding
 from answerlens.records import MemoryBundle
 
 
@@ -51,12 +51,19 @@ class Sample(BaseModel):
     recorded_model: str = "recorded"
     expected: Expected = Expected()
 
-    def recording(self, source: str | None = None, source_sha256: str | None = None) -> Recording | None:
-        """The recorded reply as a ``Recording`` (None when the sample has none); ``source`` names its file."""
+    def recording(self, source: str | None = None, source_sha256: str | None = None, *,
+                  context: str | None = None) -> Recording | None:
+        """The recorded reply as a ``Recording`` (None when the sample has none); ``source`` names its file.
+
+        It is bound to what it answered: the sample's question and draft over the sample bundle's exact context
+        (``context``, when the caller has rendered it already; else the bundle is loaded), and to no prompt.
+        """
         if self.recorded_reply is None:
             return None
+        exact = context if context is not None else self.load().exact_context
+        binding = RecordingBinding.of(self.question, exact, self.answer)
         return Recording.of(self.recorded_reply, author=self.recorded_reply_source, source=source,
-                            source_sha256=source_sha256)
+                            source_sha256=source_sha256, binding=binding, question=self.question, answer=self.answer)
 
     def load(self, name: str | None = None) -> MemoryBundle:
         return load_bundle(self.bundle, name=name)

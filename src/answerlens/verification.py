@@ -16,6 +16,7 @@ from answerlens.audit import IDENTITY_FIELDS, assessment_sha256, evaluation_id, 
 from answerlens.citations import check_reply, valid_references
 from answerlens.errors import json_path
 from answerlens.prompts import RawAssessment, ReplyError, parse_reply
+from answerlens.recording import RecordingBinding
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.verdict import AnswerabilityStatus, derive_verdict
 
@@ -83,6 +84,8 @@ def verify_assessment(assessment: BaseModel | Mapping[str, Any], *,
         problems += _bundle_problems(data, bundle)
     if typed is not None and not any(problem.startswith("context_sha256") for problem in problems):
         problems += _reply_problems(typed, bundle)
+    if typed is not None:
+        problems += _recording_problems(typed)
     return VerificationReport(
         ok=not problems, problems=tuple(problems), evaluation_id=recomputed_id, assessment_sha256=recomputed_sha
     )
@@ -173,6 +176,36 @@ def _reply_problems(assessment: AnswerabilityAssessment, bundle: MemoryBundle | 
     else:
         context, references = "", _cited_references(assessment)
     return problems + _decision_problems(assessment, raw, bundle, context, references)
+
+
+def _recording_problems(assessment: AnswerabilityAssessment) -> list[str]:
+    """A replayed recording's binding must agree with the inputs assessed, or the result must say it was forced."""
+    meta = assessment.provider_metadata
+    recording = meta.recording if meta is not None else None
+    if recording is None or recording.binding is None:
+        return []
+    actual = RecordingBinding(query_sha256=assessment.query_sha256, answer_sha256=assessment.answer_sha256,
+                              context_sha256=assessment.context_sha256, prompt_version=assessment.prompt_version,
+                              prompt_sha256=assessment.prompt_sha256)
+    differing = recording.binding.differences(actual)
+    if tuple(recording.forced) == differing:
+        return []
+    where = "provider_metadata.recording.forced"
+    if not differing:
+        return [f"{where}: says forced over {[f.value for f in recording.forced]} but the binding matches the inputs"]
+    return [f"{where}: the recording answered another {', '.join(f.value for f in differing)} but the result does "
+            "not say it was forced"]
+
+
+def recording_mark(assessment: BaseModel | Mapping[str, Any]) -> str | None:
+    """The warning an assessment's recording carries (forced or unbound replay), for verify's view; None if none."""
+    try:
+        typed = (assessment if isinstance(assessment, AnswerabilityAssessment)
+                 else AnswerabilityAssessment.model_validate(assessment))
+    except ValidationError:
+        return None
+    meta = typed.provider_metadata
+    return meta.recording.mark if meta is not None and meta.recording is not None else None
 
 
 def _raw_reply(assessment: AnswerabilityAssessment) -> tuple[RawAssessment | None, list[str]]:

@@ -79,8 +79,9 @@ def test_two_runs_of_the_same_inputs_match() -> None:
     assess(at)
     at.switch_page(PAGE).run()
     assert_clean(at)
+    # Repeats of the same inputs are one stored run (the latest wins): run #1 was replaced by #2.
     at.selectbox(key="compare.A.run").set_value(2).run()
-    at.selectbox(key="compare.B.run").set_value(1).run()
+    at.selectbox(key="compare.B.run").set_value(2).run()
     page = html(at)
     assert 'data-same-inputs="true"' in page and 'data-same-output="true"' in page
     assert 'data-verified="A"' in page and 'data-verified="B"' in page

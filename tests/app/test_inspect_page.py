@@ -52,7 +52,7 @@ def test_recorded_result_is_labelled_hand_written_and_highlights_citations() -> 
     marks = re.findall(r'<mark [^>]*data-citation="(\w+)" data-requirement="(\d+)" data-ref="([^"]+)"', page)
     assert ("accepted", "0", "m1") in marks and ("accepted", "1", "m4") in marks
     assert ("discarded", "1", "m4") in marks  # the repeated m4, located on m4's line
-    chips = re.findall(r'class="al-chip al-gone" data-citation="discarded" data-requirement="3" data-ref="m99"', page)
+    chips = re.findall(r'class="al-chip al-discarded al-gone" data-citation="discarded" data-requirement="3" data-ref="m99"', page)
     assert len(chips) == 1  # the invented m99 is not in the context: a struck-through chip
     for field in ("evaluation_id", "assessment_sha256", "context_sha256", "query_sha256", "configuration_sha256",
                   "prompt_sha256", "raw_output_sha256", "answer_sha256"):
@@ -96,7 +96,7 @@ def test_history_keeps_every_run_and_reopens_one() -> None:
     assert_clean(at)
     assert verdicts(at) == ["conflicting"]
     assert [b.proto.label for b in at.get("download_button")] == [
-        "Assessment", "Requirements", "Raw reply", "Download report"]
+        "Assessment", "Requirements", "Raw reply", "Recording", "Download report"]
 
 
 def test_blank_question_disables_assess() -> None:

@@ -213,7 +213,7 @@ def test_a_sample_opens_in_inspect_with_its_context(server: OracleServer, tmp_pa
     assert re.findall(r'data-verdict="(\w+)"', html(at)) == ["answerable"]
     assert re.findall(r'<mark [^>]*data-citation="accepted" data-requirement="0" data-ref="m1"', html(at))
     (entry,) = at.selectbox(key="inspect.history").options
-    assert "trial checkout-outage-fix · repeat 0" in entry
+    assert "How was the March 12 checkout outage fixed?" in entry  # the history names runs by their question
 
 
 def test_an_inline_dataset_from_its_result_directory_opens_in_inspect(server: OracleServer, tmp_path: Path) -> None:

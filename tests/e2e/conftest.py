@@ -42,12 +42,16 @@ def _healthy(url: str) -> bool:
 
 
 @contextlib.contextmanager
-def streamlit_server(log: Path) -> Iterator[str]:
-    """``streamlit run app.py`` on a free loopback port; waits for /_stcore/health, stops it afterwards."""
+def streamlit_server(log: Path, data_dir: Path | None = None) -> Iterator[str]:
+    """``streamlit run app.py`` on a free loopback port; waits for /_stcore/health, stops it afterwards.
+
+    Its stored runs go to ``data_dir`` (default: a folder beside the log), never the user's data folder.
+    """
     port = _free_port()
     command = [str(Path(sys.executable).with_name("streamlit")), "run", "app.py", "--server.address", "127.0.0.1",
                "--server.headless", "true", "--server.port", str(port), "--browser.gatherUsageStats", "false"]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    data = data_dir if data_dir is not None else log.parent / "answerlens-data"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "ANSWERLENS_DATA_DIR": str(data)}
     with log.open("w") as output:
         process = subprocess.Popen(command, cwd=REPO, stdout=output, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"

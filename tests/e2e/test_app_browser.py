@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from answerlens import AnswerabilityConfig, derive_assessment
 from answerlens.samples import load_sample
-from answerlens.ui.common.markup import DISCARDED_BG, colour, tint
+from answerlens.ui.common import palette
 from tests.e2e.conftest import TIMEOUT, choose, radio, settle, shoot, source_kind, style
 from tests.paths import SAMPLES
 
@@ -44,11 +44,13 @@ def test_assess_a_sample_with_its_recorded_reply(page: Any, screenshots: Path | 
     context = ".al-context"
     accepted = f'{context} mark[data-citation="accepted"][data-requirement="0"][data-ref="m1"]'
     assert page.locator(accepted).count() == 1
-    assert style(page, accepted, "backgroundColor") == rgb(colour(0))
+    mark, line, _edge = palette.IDENTITY[0]
+    assert style(page, accepted, "backgroundColor") == rgb(mark.light)
     duplicate = f'{context} mark[data-citation="discarded"][data-requirement="1"][data-ref="m4"]'
-    assert style(page, duplicate, "backgroundColor") == rgb(DISCARDED_BG)
+    assert style(page, duplicate, "backgroundColor") == "rgba(0, 0, 0, 0)"  # no fill: a decision, not an identity
     assert "dashed" in style(page, duplicate, "outlineStyle")
-    assert style(page, f'{context} .al-line[data-requirements="0"]', "backgroundColor") == rgb(tint(0))
+    assert style(page, duplicate, "outlineColor") == rgb(palette.DISCARDED.light)
+    assert style(page, f'{context} .al-line[data-requirements="0"]', "backgroundColor") == rgb(line.light)
     # m1 (requirement 0), m4 and its repeat (requirement 1), m2 (requirement 2)
     assert page.locator(f"{context} mark[data-citation]").count() == 4
     chip = '.al-chip[data-citation="discarded"][data-requirement="3"][data-ref="m99"]'
@@ -64,7 +66,7 @@ def test_assess_a_sample_with_its_recorded_reply(page: Any, screenshots: Path | 
     page.locator('button[data-copy]').first.click()
     assert page.evaluate("navigator.clipboard.readText()") == expected.evaluation_id
 
-    radio(page, "Highlight requirement", "1")
+    radio(page, "Highlight requirement", "2")  # people count from 1; the data keep 0-based indices
     requirements = page.eval_on_selector_all(f"{context} mark[data-citation]",
                                              "marks => marks.map(m => m.dataset.requirement)")
     assert set(requirements) == {"1"}
@@ -171,15 +173,20 @@ def test_walk_the_packing_page(page: Any, app_url: str, screenshots: Path | None
     assert dict(verdicts) == {"reader_cited": "answerable", "reader_plain": "cannot be assessed",
                               "auditable": "insufficient", "compact": "answerable"}
     cell = '[data-format="auditable"][data-ref="m1"]'
-    assert style(page, cell, "backgroundColor") == "rgb(255, 245, 245)"
+    assert style(page, cell, "backgroundColor") == rgb(palette.SOFT["conflicting"].light)
     shoot(page, screenshots, "packing.png")
 
 
 def test_walk_the_compare_page(page: Any, screenshots: Path | None) -> None:
     assess_recorded(page, "partial_checkout_migration")
-    page.get_by_role("button", name="Assess", exact=True).click()
-    page.get_by_text("Session history (2 runs)").wait_for(timeout=TIMEOUT)
+    page.get_by_role("button", name="Clear history").click()  # runs of earlier tests share this server's store
     settle(page)
+    assert page.locator("[data-verdict]").count() == 0
+    for _ in range(2):
+        page.get_by_role("button", name="Assess", exact=True).click()
+        page.locator("[data-verdict]").wait_for(timeout=TIMEOUT)
+        settle(page)
+    page.get_by_text("History (1 run)").wait_for(timeout=TIMEOUT)  # the same inputs again: one run, the latest
     page.get_by_role("link", name="Compare", exact=True).first.click()
     page.get_by_role("heading", name="Compare").wait_for(timeout=TIMEOUT)
     settle(page)

@@ -150,7 +150,9 @@ def test_report_refuses_a_file_that_is_no_assessment(capsys: pytest.CaptureFixtu
 
 def test_a_sample_draft_that_is_not_the_one_assessed_is_left_out(capsys: pytest.CaptureFixture[str],
                                                                  tmp_path: Path) -> None:
-    assessment = printed(capsys, tmp_path, DRAFT, "--answer", "Redis 7.2 runs it; Marcus maintains it.")
+    # Another draft than the recording's: the replay is forced (and marked so).
+    assessment = printed(capsys, tmp_path, DRAFT, "--answer", "Redis 7.2 runs it; Marcus maintains it.",
+                         "--force-replay")
     out_file = tmp_path / "report.html"
     assert run(capsys, "report", assessment, "--bundle", DRAFT, "-o", out_file)[0] == 0
     html = out_file.read_text(encoding="utf-8")

@@ -43,8 +43,9 @@ def test_every_trial_report_verifies(name: str) -> None:
 
 @pytest.mark.parametrize(("old", "new", "section"), [
     pytest.param(">PARTIAL<", ">ANSWERABLE<", "in section 'verdict'", id="verdict_word"),
-    pytest.param('data-status="unsupported" style="color:#868e96">unsupported',
-                 'data-status="supported" style="color:#2b8a3e">supported', "in section 'verdict'", id="status"),
+    pytest.param('data-status="unsupported" style="background-color:#57606a">unsupported',
+                 'data-status="supported" style="background-color:#1a7f37">supported', "in section 'verdict'",
+                 id="status"),
     pytest.param("hotfix by admin", "hotfix by the CTO", "in section 'context'", id="context_text"),
     pytest.param("No citation was discarded.", "", "in section 'discarded'", id="removed_sentence"),
     pytest.param("default-src 'none'", "default-src *", "in the page head", id="policy"),

@@ -36,10 +36,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error already printed as one line
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
-    from answerlens.errors import AnswerabilityError, AnswerlensError
+    from answerlens.errors import AnswerabilityError, AnswerlensError, RecordingMismatchError
 
     try:
         return int(args.handler(args))
+    except RecordingMismatchError as exc:  # the inputs are wrong for this recording: nothing was called
+        return fail(EXIT_BAD_INPUT, str(exc))
     except AnswerabilityError as exc:
         return fail(EXIT_PROVIDER, str(exc))
     except (AnswerlensError, UsageError, ValueError, OSError) as exc:

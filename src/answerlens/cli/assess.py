@@ -22,7 +22,10 @@ def add_commands(commands: Any) -> None:
     assess.add_argument("-q", "--question", help="the question (default: the sample's question)")
     assess.add_argument("--answer", help="a draft answer to check claim by claim")
     add_provider_options(assess, ["ollama", "openai", "llamacpp", "replay"])
-    assess.add_argument("--replay-file", type=Path, metavar="RAW.json", help="recorded raw reply to replay")
+    assess.add_argument("--replay-file", type=Path, metavar="RAW.json", help="recorded reply to replay: the raw "
+                        "reply (unbound), a recording answerlens wrote, or an assessment JSON")
+    assess.add_argument("--force-replay", action="store_true", help="replay a recording for inputs other than the "
+                        "ones it answered; the result is marked forced")
     assess.add_argument("--prompt-version", help="prompt identity to record (replay of another tool's run)")
     assess.add_argument("--prompt-sha256", help="prompt hash to record (with --prompt-version)")
     assess.add_argument("--json", action="store_true", help="print the assessment JSON")
@@ -51,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     config = config_from(args, sample)
 
     async def assess() -> AnswerabilityAssessment:
-        async with AnswerabilityEvaluator(config, recording=recording) as evaluator:
+        async with AnswerabilityEvaluator(config, recording=recording, force_replay=args.force_replay) as evaluator:
             return await evaluator.assess(question, bundle, answer=answer)
 
     assessment = asyncio.run(assess())
@@ -79,11 +82,11 @@ def _with_prompt_identity(args: argparse.Namespace, assessment: AnswerabilityAss
 
 def _recording(args: argparse.Namespace, sample: Sample | None) -> Recording:
     from answerlens.audit import sha256_text
-    from answerlens.recording import Recording
+    from answerlens.recording import recording_from_text
 
     if args.replay_file is not None:
         text = read_text(args.replay_file)
-        return Recording.of(text, author=None, source=str(args.replay_file), source_sha256=sha256_text(text))
+        return recording_from_text(text, source=str(args.replay_file), source_sha256=sha256_text(text))
     if sample is not None and sample.recorded_reply is not None:
         source = Path(args.bundle)
         recording = sample.recording(source=source.name, source_sha256=_file_sha256(source))

@@ -42,8 +42,13 @@ def run(args: argparse.Namespace) -> int:
     if not found:
         raise UsageError(f"{path}: no assessment found (expected an assessment or a trial result file)")
     bundle = load_source(args.bundle) if args.bundle else None
+    from answerlens.verification import recording_mark
+
     failures = 0
     for item in found:
+        mark = recording_mark(item.data) if isinstance(item.data, dict) else None
+        if mark:
+            print(f"{_label(item)}: note: {mark}")
         problems = verification_problems(item.data, bundle)
         if problems:
             failures += 1

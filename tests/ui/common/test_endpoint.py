@@ -96,7 +96,8 @@ def test_an_uploaded_reply_is_replayed_as_its_exact_text() -> None:
     choice = endpoint.from_reply_file('{"requirements": []}\n', "mine.json")
     assert choice.recorded and choice.recording is not None
     assert choice.recording.text == '{"requirements": []}\n'
-    assert choice.recording.ref.note == "recorded reply (its author is not stated), from mine.json"
+    assert choice.recording.ref.note == ("recorded reply (its author is not stated), from mine.json; unbound "
+                                         "recording: it does not say which question and context it answered")
 
 
 def test_replay_without_a_recording() -> None:

@@ -102,7 +102,7 @@ def test_hostile_ref_is_escaped_in_attributes_and_chips() -> None:
     mark = Mark(2, '"><script>alert(1)</script>', Decision.DISCARDED, DiscardReason.UNKNOWN_REFERENCE)
     html = chip(mark, located=False)
     assert "<script>" not in html and f'data-ref="{esc(mark.ref)}"' in html
-    assert "al-gone" in html and DISCARDED_BG in html
+    assert "al-gone" in html and "al-discarded" in html and DISCARDED_BG == "transparent"
 
 
 def test_requirement_rows_from_a_real_assessment() -> None:

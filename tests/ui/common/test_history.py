@@ -1,4 +1,4 @@
-"""The session history: runs numbered in order, one current, each titled for the pickers."""
+"""The history the pages see: stored runs, one current per session, each titled by its question."""
 
 from __future__ import annotations
 
@@ -7,44 +7,70 @@ import time
 import pytest
 
 from answerlens.ui.common import history
+from answerlens.ui.common.runs import RunStore
 from tests.ui.conftest import recorded
 
 
-def add(state: dict, source: str, stem: str = "speech_act_eslint", **extra: object) -> history.Entry:
-    return history.add(state, source=source, question="q", assessment=recorded(stem), context="", label="l",
-                       **extra)
+def add(state: dict, question: str = "q", stem: str = "speech_act_eslint", **extra: object) -> history.Entry:
+    return history.add(state, source="Sample title", question=question, assessment=recorded(stem), context="ctx",
+                       label="l", **extra)
 
 
-def test_an_empty_state_has_no_runs() -> None:
+def test_an_empty_store_has_no_runs() -> None:
     assert history.entries({}) == [] and history.current({}) is None and history.find({}, 1) is None
 
 
 def test_add_numbers_runs_and_makes_the_newest_current() -> None:
     state: dict = {}
-    first = add(state, "a")
-    second = add(state, "b", "conflicting_deploy_freeze")
+    first = add(state)
+    second = add(state, stem="conflicting_deploy_freeze")
     assert [e.number for e in history.entries(state)] == [1, 2] and history.current(state) == second
     assert history.find(state, 1) == first and history.find(state, 3) is None
+    assert history.by_id(state, second.evaluation_id) == second and history.by_id(state, "nope") is None
+
+
+def test_the_same_inputs_are_one_run_and_the_latest_wins() -> None:
+    state: dict = {}
+    add(state, question="older")
+    latest = add(state, question="newer")
+    assert [e.number for e in history.entries(state)] == [2] and latest.question == "newer"
 
 
 @pytest.mark.parametrize("number, current", [pytest.param(1, 1, id="known"), pytest.param(99, 2, id="unknown")])
 def test_select_reopens_a_known_run_only(number: int, current: int) -> None:
     state: dict = {}
-    add(state, "a")
-    add(state, "b")
+    add(state)
+    add(state, stem="conflicting_deploy_freeze")
     history.select(state, number)
     entry = history.current(state)
     assert entry is not None and entry.number == current
 
 
-def test_title_names_number_time_verdict_source_and_label() -> None:
+def test_title_names_number_time_verdict_question_and_label() -> None:
     created = time.mktime((2026, 1, 2, 9, 8, 7, 0, 0, -1))
-    entry = add({}, "Deploy freeze", "conflicting_deploy_freeze", created=created)
-    assert entry.title == "#1 09:08:07 · conflicting · Deploy freeze · l"
+    entry = add({}, "Which freeze\ndate holds?", "conflicting_deploy_freeze", created=created)
+    assert entry.title == "#1 09:08:07 · conflicting · Which freeze date holds? · l"
 
 
-def test_entries_is_a_copy() -> None:
+def test_title_neutralises_invisible_characters_and_shortens_long_questions() -> None:
+    entry = add({}, "pay \u202eevil " + "x" * 200)
+    assert "\u202e" not in entry.title and "⟨U+202E⟩" in entry.title and "…" in entry.title
+
+
+def test_runs_survive_a_new_session_and_are_read_on_demand() -> None:
+    add({})
+    (entry,) = history.entries({})  # another session: nothing in its state
+    assert entry.context == "ctx" and entry.assessment == recorded("speech_act_eslint") and entry.opinion is None
+
+
+def test_clear_drops_every_run() -> None:
     state: dict = {}
-    add(state, "a")
-    history.entries(state).clear()
-    assert len(history.entries(state)) == 1
+    add(state)
+    history.clear(state)
+    assert history.entries(state) == [] and history.current(state) is None
+
+
+def test_a_store_in_the_state_is_used(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    state: dict = {history.STORE_KEY: RunStore(tmp_path / "mine.sqlite3")}
+    add(state)
+    assert (tmp_path / "mine.sqlite3").exists() and len(history.entries(state)) == 1

@@ -14,7 +14,7 @@ from answerlens.explanation import HASH_FIELDS
 from answerlens.ui.common.highlight import Mark, highlight, requirement_rows
 from answerlens.ui.common.markup import (
     PALETTE,
-    STATUS_COLOURS,
+    STATUS_SOLID,
     VERDICT_COLOURS,
     cell,
     chip,
@@ -158,8 +158,8 @@ def test_verdict_badge_carries_verdict_and_action(verdict: str) -> None:
     html = verdict_html(verdict, "answer_partially", source="live model: ollama m", note=None)
     assert f'data-verdict="{verdict}"' in html and 'data-action="answer_partially"' in html
     assert verdict.upper() in html and "action: answer partially" in html
-    strong, soft = VERDICT_COLOURS.get(verdict, ("#495057", "#f1f3f5"))
-    assert f"background-color:{soft};border-color:{strong}" in html
+    strong, soft = VERDICT_COLOURS.get(verdict, ("#57606a", "var(--al-soft-insufficient)"))
+    assert f"background-color:{soft};border-color:{strong}" in html and 'data-stale="false"' in html
 
 
 @pytest.mark.parametrize(
@@ -202,8 +202,8 @@ def test_requirements_table_of_a_real_assessment() -> None:
     assessment = recorded("compact_citation_errors")
     html = requirements_html(requirement_rows(assessment.requirements))
     assert re.findall(r'data-requirement-row="(\d+)"', html) == [str(i) for i in range(len(assessment.requirements))]
-    statuses = re.findall(r'data-status="(\w+)" style="color:([^"]+)"', html)
-    assert statuses == [(r.status.value, STATUS_COLOURS[r.status.value]) for r in assessment.requirements]
+    statuses = re.findall(r'data-status="(\w+)" style="background-color:([^"]+)"', html)
+    assert statuses == [(r.status.value, STATUS_SOLID[r.status.value]) for r in assessment.requirements]
     changed = [r for r in assessment.requirements if r.claimed_status and r.claimed_status != r.status]
     assert len(re.findall(r"data-claimed=", html)) == len(changed) > 0
     discarded = sum(1 for r in assessment.requirements for c in r.citations if c.decision == Decision.DISCARDED)
@@ -246,16 +246,49 @@ def test_notice_parts(kind: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "accepted, colours",
-    [pytest.param(True, ("#ebfbee", "#2b8a3e"), id="accepted"), pytest.param(False, ("#fff5f5", "#c92a2a"), id="discarded"),
-     pytest.param(None, ("transparent", "#57606a"), id="neither")],
+    "accepted, expected",
+    [pytest.param(True, ' class="al-ok" style="background-color:var(--al-soft-answerable);'
+                  'box-shadow:inset 3px 0 0 var(--al-edge-answerable)"', id="accepted"),
+     pytest.param(False, ' class="al-no" style="background-color:var(--al-soft-conflicting);'
+                  'box-shadow:inset 3px 0 0 var(--al-edge-conflicting)"', id="discarded"),
+     pytest.param(None, "", id="neither")],
 )
-def test_outcome_cell_colours(accepted: bool | None, colours: tuple[str, str]) -> None:
-    assert outcome_cell("x", accepted, 'data-format="compact"') == (
-        f'<td data-format="compact" style="background-color:{colours[0]};color:{colours[1]}">x</td>')
+def test_outcome_cell_follows_the_theme_and_keeps_its_words(accepted: bool | None, expected: str) -> None:
+    assert outcome_cell("x", accepted, 'data-format="compact"') == f'<td data-format="compact"{expected}>x</td>'
 
 
 def test_table_and_cells() -> None:
     html = table_html(["a", "b"], [cell(1) + cell("<2>", 'data-x="y"')], css="al-table al-extra")
     assert '<table class="al-table al-extra"><thead><tr><th>a</th><th>b</th></tr></thead>' in html
     assert '<tbody><tr><td>1</td><td data-x="y">&lt;2&gt;</td></tr></tbody>' in html
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [pytest.param("pay \u202eevil\u202c", "pay ⟨U+202E⟩evil⟨U+202C⟩", id="bidi_override"),
+     pytest.param("a\u2066b\u2069", "a⟨U+2066⟩b⟨U+2069⟩", id="isolate"),
+     pytest.param("zero\u200bwidth\ufeff", "zero⟨U+200B⟩width⟨U+FEFF⟩", id="zero_width"),
+     pytest.param("<b>tags stay text</b>\ttab\nline", "<b>tags stay text</b>\ttab\nline", id="not_html")],
+)
+def test_plain_neutralises_invisible_characters_for_text_widgets(text: str, shown: str) -> None:
+    from answerlens.ui.common.markup import plain
+
+    assert plain(text) == shown
+
+
+@pytest.mark.parametrize(
+    "count, word, text",
+    [pytest.param(1, "line", "1 line", id="one"), pytest.param(2, "line", "2 lines", id="two"),
+     pytest.param(1024, "line", "1,024 lines", id="many"), pytest.param(0, "run", "0 runs", id="none")],
+)
+def test_plural(count: int, word: str, text: str) -> None:
+    from answerlens.ui.common.markup import plural
+
+    assert plural(count, word) == text
+
+
+def test_remedies_show_commands_as_code_never_as_backticks() -> None:
+    html = notice_html("error", "No server answers", "model 'm' is missing — pull it with `ollama pull m`",
+                       remedy="start it with `ollama serve` <now>")
+    assert "<code>ollama serve</code>" in html and "<code>ollama pull m</code>" in html
+    assert "`" not in html and "&lt;now&gt;" in html

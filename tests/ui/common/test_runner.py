@@ -50,14 +50,40 @@ def test_no_recording_says_what_to_do() -> None:
 @pytest.mark.parametrize(
     "reply, kind, title",
     [
-        pytest.param("not json at all", "not_json", "did not fit the answerability schema", id="not_json"),
-        pytest.param('{"requirements": []}', "schema", "did not fit the answerability schema", id="schema"),
+        pytest.param("not json at all", "not_json", "does not fit the answerability schema", id="not_json"),
+        pytest.param('{"requirements": []}', "schema", "does not fit the answerability schema", id="schema"),
     ],
 )
-def test_a_bad_recorded_reply_is_a_schema_failure(reply: str, kind: str, title: str) -> None:
+def test_a_bad_recorded_reply_is_a_schema_failure_never_a_failed_model_call(reply: str, kind: str,
+                                                                            title: str) -> None:
     run = runner.assess(REPLAY, load_bundle(ONE_RECORD), "q", recording=Recording.of(reply))
     assert run.assessment is None and run.failure is not None
     assert run.failure.kind == kind and title in run.failure.title
+    assert run.failure.title.startswith("The recorded reply") and "model call failed" not in run.failure.title
+
+
+def test_a_recording_of_other_inputs_is_refused_with_what_differs_and_how_to_restore() -> None:
+    found = sample("speech_act_eslint")
+    recording = found.recording(source="speech_act_eslint.json")
+    run = runner.assess(REPLAY, found.load(), "Which formatter did I adopt?", recording=recording)
+    assert run.assessment is None and run.failure is not None
+    assert run.failure.kind == "recording_mismatch" and run.failure.differences == ("question",)
+    assert run.failure.restore == (found.question.strip(), None)
+    assert "another question" in run.failure.title and "Nothing was called" in run.failure.message
+    forced = runner.assess(REPLAY, found.load(), "Which formatter did I adopt?", recording=recording,
+                           force_replay=True)
+    assert forced.assessment is not None
+    assert forced.assessment.provider_metadata.recording.match.value == "forced"  # type: ignore[union-attr]
+
+
+def test_a_run_can_carry_its_second_opinion() -> None:
+    found = sample("second_opinion_plan_as_fact")
+    run = runner.assess(REPLAY, found.load(), found.question, found.answer, recording=found.recording(),
+                        second_opinion=True)
+    assert run.assessment is not None and run.opinion is not None
+    assert [len(item.flags) > 0 for item in run.opinion.requirements] == [
+        bool(codes) for codes in found.expected.second_opinion.flags]  # type: ignore[union-attr]
+    assert run.opinion.verifier_note.state.value in ("unavailable", "checked")
 
 
 def test_connection_refused_is_a_failure_not_a_verdict() -> None:

@@ -89,3 +89,12 @@ def test_samples_dir_defaults_to_the_apps_folder(monkeypatch) -> None:
     monkeypatch.delenv(sources.SAMPLES_ENV, raising=False)
     assert sources.samples_dir(SAMPLES.parent) == SAMPLES
     assert len(sources.sample_files(SAMPLES)) == len(list(SAMPLES.glob("*.json")))
+
+
+def test_a_sample_label_shows_invisible_characters_as_codes() -> None:
+    from answerlens.ui.common.sources import Source, sample_label
+
+    source = sources.from_data({"title": "t\u202eitle", "description": "d", "question": "q",
+                                "bundle": {"records": [{"text": "a"}]}}, "s.json")
+    assert isinstance(source, Source)
+    assert sample_label("s\u2066tem", source) == "t⟨U+202E⟩itle  ·  s⟨U+2066⟩tem"

@@ -59,3 +59,14 @@ def test_a_job_cancelled_at_once_never_calls_the_model(scripted_server: Scripted
 )
 def test_describe(progress: CallProgress | None, words: str) -> None:
     assert job.describe(progress) == words
+
+
+def test_a_job_can_bring_the_second_opinion(scripted_server: ScriptedServer) -> None:
+    scripted_server.script("/v1/chat/completions", sse(llamacpp_events(pieces(VALID))))
+    running = job.start(config(scripted_server), source(), "What cache does the dashboard API use?", None,
+                        second_opinion=True)
+    assert running.wait(30)
+    assert running.run is not None and running.run.assessment is not None and running.run.opinion is not None
+    opinion = running.run.opinion
+    assert opinion.assessment_evaluation_id == running.run.assessment.evaluation_id
+    assert len(opinion.requirements) == len(running.run.assessment.requirements)

@@ -47,7 +47,7 @@ def test_focus_offers_all_then_each_requirement() -> None:
     a = recorded("prme_reader_citations")
     options = viewmodel.focus_options(a)
     assert options == [None, 0, 1, 2, 3]
-    assert [viewmodel.focus_label(o) for o in options] == ["all", "0", "1", "2", "3"]
+    assert [viewmodel.focus_label(o) for o in options] == ["all", "1", "2", "3", "4"]  # people count from 1
 
 
 def test_context_caption_counts_and_hash() -> None:
@@ -89,7 +89,7 @@ def test_audit_facts_of_a_live_call_with_its_costs() -> None:
         "origin": ReplyOrigin.LIVE, "recording": None, "base_url": "http://127.0.0.1:11434", "latency_ms": 1234.4,
         "attempts": 2, "prompt_tokens": 900, "completion_tokens": 120, "finish_reason": "stop"})
     facts = viewmodel.audit_facts(a.model_copy(update={"provider_metadata": meta}), "live model: ollama m")
-    assert facts[5:] == [("base_url", "http://127.0.0.1:11434"), ("latency", "1,234 ms, 2 attempt(s)"),
+    assert facts[5:] == [("base_url", "http://127.0.0.1:11434"), ("latency", "1,234 ms, 2 attempts"),
                          ("tokens", "prompt 900, completion 120"), ("finish_reason", "stop")]
 
 
@@ -100,17 +100,18 @@ def test_audit_facts_without_a_model_call() -> None:
 
 @pytest.mark.parametrize(
     "stem, labels",
-    [pytest.param("conflicting_deploy_freeze", ["Assessment", "Requirements", "Raw reply"], id="model_called"),
+    [pytest.param("conflicting_deploy_freeze", ["Assessment", "Requirements", "Raw reply", "Recording"],
+                  id="model_called"),
      pytest.param("empty_bundle", ["Assessment", "Requirements"], id="no_call_no_raw_reply")],
 )
 def test_downloads(stem: str, labels: list[str]) -> None:
-    files = viewmodel.downloads(recorded(stem))
+    files = viewmodel.downloads(recorded(stem), sample(stem).question, sample(stem).answer)
     assert [label for label, _ in files] == labels
     assert [d.mime for _, d in files][:2] == ["application/json", "text/csv"]
 
 
-@pytest.mark.parametrize("count, label", [pytest.param(1, "Session history (1 run)", id="one"),
-                                          pytest.param(2, "Session history (2 runs)", id="two")])
+@pytest.mark.parametrize("count, label", [pytest.param(1, "History (1 run)", id="one"),
+                                          pytest.param(2, "History (2 runs)", id="two")])
 def test_history_label(count: int, label: str) -> None:
     assert viewmodel.history_label(count) == label
 
@@ -143,3 +144,67 @@ def test_history_frame_one_row_per_run_newest_first() -> None:
 def test_history_frame_of_no_runs() -> None:
     frame = viewmodel.history_frame([])
     assert frame.empty and tuple(frame.columns) == viewmodel.HISTORY_COLUMNS
+
+
+def test_inputs_name_what_changed() -> None:
+    then = viewmodel.inputs_of("Which cache?", "", "ctx", "replay")
+    assert viewmodel.changed(then, viewmodel.inputs_of("  Which cache?\n", None, "ctx", "replay")) == ()
+    now = viewmodel.inputs_of("Which queue?", "A draft.", "other", "ollama")
+    assert viewmodel.changed(then, now) == ("question", "draft", "bundle", "endpoint")
+    assert viewmodel.changed(then, viewmodel.inputs_of(None, None, None, "replay")) == ("question", "bundle")
+
+
+def test_the_stale_banner_names_the_changes_and_escapes() -> None:
+    html = viewmodel.stale_html(("question", HOSTILE))
+    assert "Inputs changed since this result — run again." in html and "Changed: question, " in html
+    assert "<script>" not in html and 'data-stale-banner="true"' in html
+
+
+def test_an_unknown_link_says_where_it_looked() -> None:
+    html = viewmodel.unknown_run_html("ab" * 32, "/data/runs.sqlite3")
+    assert "No stored run has this link" in html and "?run=" + "ab" * 32 in html and "/data/runs.sqlite3" in html
+
+
+@pytest.mark.parametrize(
+    "stem, index, expected",
+    [
+        pytest.param("prme_reader_citations", 3, "Requirement 4 has no accepted citation — status downgraded to "
+                     "unsupported because the model claimed it supported, which needs 1 valid citation, and it "
+                     "cited m99 (not a citable reference in this context).", id="downgraded_supported"),
+        pytest.param("prme_reader_citations", 2, None, id="downgraded_conflict_keeps_its_citation"),
+        pytest.param("prme_reader_citations", 0, None, id="accepted"),
+    ],
+)
+def test_why_a_requirement_has_no_accepted_citation(stem: str, index: int, expected: str | None) -> None:
+    a = recorded(stem)
+    assert viewmodel.no_citation_note(index, a.requirements[index]) == expected
+
+
+def test_a_requirement_the_model_left_unsupported_says_so() -> None:
+    a = recorded("speech_act_eslint")
+    notes = [viewmodel.no_citation_note(i, r) for i, r in enumerate(a.requirements)]
+    unsupported = [n for n in notes if n is not None]
+    assert unsupported and all("the model marked it unsupported" in n for n in unsupported)
+
+
+def test_the_recording_download_is_bound_to_the_runs_inputs() -> None:
+    import json
+
+    from answerlens.recording import RecordingMatch, recording_from_text
+
+    found = sample("speech_act_eslint")
+    files = dict(viewmodel.downloads(recorded("speech_act_eslint"), found.question, found.answer))
+    recording = recording_from_text(files["Recording"].data)
+    assert recording.ref.match == RecordingMatch.BOUND and recording.restorable == (found.question.strip(), None)
+    assert json.loads(files["Recording"].data)["binding"]["query_sha256"] == recorded("speech_act_eslint").query_sha256
+    assert "Recording" not in dict(viewmodel.downloads(recorded("speech_act_eslint"), "another question?"))
+
+
+def test_the_inputs_a_run_answered_come_from_its_own_hashes() -> None:
+    found = sample("draft_answer_unsupported_claim")
+    a = recorded("draft_answer_unsupported_claim")
+    answered = viewmodel.inputs_answered(a, "replay")
+    same = viewmodel.inputs_of(found.question, found.answer, found.load().exact_context and a.context_sha256, "replay")
+    assert viewmodel.changed(answered, same) == ()
+    assert viewmodel.changed(answered, viewmodel.inputs_of(found.question, "", a.context_sha256, "replay")) == (
+        "draft",)

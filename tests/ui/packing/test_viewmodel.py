@@ -207,3 +207,12 @@ def test_bundle_budget_is_the_packers_or_prmes_default() -> None:
     assert bundle_budget(load_bundle({"records": [{"text": "x"}]})) == 4096
 
 
+
+
+@pytest.mark.parametrize(
+    "data", [pytest.param({"records": [{"text": "a"}]}, id="bundle"), pytest.param([{"text": "a"}], id="records"),
+             pytest.param({"question": "q", "bundle": {"records": []}}, id="sample")],
+)
+def test_a_bundle_given_as_the_reply_is_refused_saying_so(data: object) -> None:
+    with pytest.raises(ValueError, match="bundle \\(or sample\\) file, not a reply"):
+        reply_from(data)

@@ -58,3 +58,13 @@ def test_verifier_disagreement_is_named_in_words() -> None:
     alarms, caught = figure.data
     assert list(caught.y) == ["any reason", "negated_support", "verifier disagrees"]
     assert list(caught.x) == [1, 0, 1] and list(alarms.x) == [1, 1, 0]
+
+
+def test_category_labels_show_invisible_characters_as_codes() -> None:
+    import plotly.graph_objects as go
+
+    figure = go.Figure(go.Bar(x=[1, 2], y=["q\u202e1", "q2"], customdata=[["q\u202e1"], ["q2"]]))
+    figure.update_yaxes(categoryarray=["q2", "q\u202e1"])
+    trial_charts.plain_labels(figure)
+    assert list(figure.data[0].y) == ["q⟨U+202E⟩1", "q2"] and list(figure.layout.yaxis.categoryarray)[1] == "q⟨U+202E⟩1"
+    assert figure.data[0].customdata[0][0] == "q\u202e1"  # the key a click hands back stays the raw one

@@ -15,7 +15,7 @@ from answerlens.config import DEFAULT_MODELS, DEFAULT_PROVIDER, AnswerabilityCon
 from answerlens.errors import describe_validation
 from answerlens.providers.kinds import KINDS
 from answerlens.providers.preflight import Preflight
-from answerlens.recording import Recording
+from answerlens.recording import Recording, recording_from_text
 from answerlens.samples import Sample
 
 PROVIDERS = {kind.label: name for name, kind in KINDS.items()}
@@ -111,18 +111,29 @@ def model_options(current: str, listed: tuple[str, ...]) -> list[str]:
 # --- the recorded response ----------------------------------------------------------------------------
 
 
-def from_sample(sample: Sample, source: str | None = None) -> Choice | None:
-    """Replay the sample's own recorded reply (``source`` names its file); None when it has none."""
-    recording = sample.recording(source=source)
+def from_sample(sample: Sample, source: str | None = None, *, context: str | None = None) -> Choice | None:
+    """Replay the sample's own recorded reply (``source`` names its file), bound to the sample's question, draft
+    and the exact ``context`` of its bundle (loaded when not given); None when it has none."""
+    recording = sample.recording(source=source, context=context)
     if recording is None:
         return None
     return Choice(AnswerabilityConfig(provider="replay", model=sample.recorded_model), recording=recording)
 
 
 def from_reply_file(text: str, name: str) -> Choice:
-    """Replay an uploaded raw reply, kept as its exact text; its author is not stated."""
-    recording = Recording.of(text, author=None, source=name, source_sha256=sha256_text(text))
+    """Replay an uploaded reply file: a bare raw reply (kept as its exact text, unbound, author not stated), a
+    recording answerlens wrote or an assessment JSON (bound to their inputs). A bundle file raises
+    ``RecordingError``."""
+    recording = recording_from_text(text, source=name, source_sha256=sha256_text(text))
     return Choice(AnswerabilityConfig(provider="replay"), recording=recording)
+
+
+def choice_key(choice: Choice) -> str:
+    """What of the endpoint a result depends on (never the API key): its settings and the recording replayed."""
+    if choice.config is None:
+        return "none"
+    recording = choice.recording.sha256 if choice.recording is not None else ""
+    return choice.config.model_dump_json(exclude={"api_key"}) + recording
 
 
 def without_recording() -> Choice:

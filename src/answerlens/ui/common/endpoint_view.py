@@ -12,10 +12,10 @@ from typing import Any
 import streamlit as st
 
 from answerlens.config import AnswerabilityConfig
-from answerlens.errors import BundleError
+from answerlens.errors import BundleError, RecordingError
 from answerlens.providers.kinds import provider_kind
 from answerlens.providers.preflight import Preflight
-from answerlens.ui.common import endpoint, local_model_view, runner, sources
+from answerlens.ui.common import endpoint, examples, local_model_view, runner, sources
 from answerlens.ui.common.endpoint import (
     DEFAULT_MODELS,
     DEFAULT_TIMEOUTS,
@@ -25,6 +25,7 @@ from answerlens.ui.common.endpoint import (
     Choice,
     Endpoint,
 )
+from answerlens.ui.common.examples import reply_format_html
 from answerlens.ui.common.local_model import State
 from answerlens.ui.common.markup import notice_html
 from answerlens.ui.common.sources import Source
@@ -156,24 +157,46 @@ def _preflight_line(prefix: str, config: AnswerabilityConfig, check: Preflight, 
 
 def _recorded(prefix: str, source: Source | None) -> Choice:
     sample = source.sample if source is not None else None
-    choice = endpoint.from_sample(sample, source.name if source is not None else None) if sample else None
+    choice = None
+    if source is not None and sample is not None:
+        choice = endpoint.from_sample(sample, source.name, context=source.context)
     if sample is not None and choice is not None and choice.recording is not None:
         st.html(notice_html("warning", "Recorded response",
-                            f"{choice.recording.ref.note}; model label: {sample.recorded_model}", remedy=None))
+                            f"{choice.recording.ref.note}; model label: {sample.recorded_model}. It answers this "
+                            "sample's own question and draft over its own bundle: for anything else it is refused.",
+                            remedy=None))
         return choice
-    upload = st.file_uploader("Recorded reply (the model's raw JSON reply)", type=["json"],
-                              key=f"{prefix}.reply_upload")
+    upload = st.file_uploader(UPLOAD_LABEL, type=["json"], key=f"{prefix}.reply_upload", help=UPLOAD_HELP)
+    reply_format(prefix)
     if upload is None:
         st.html(notice_html("info", "This bundle has no recorded reply",
-                            remedy="upload a raw reply file, or choose a live provider; an empty bundle needs "
+                            remedy="upload a reply file, or choose a live provider; an empty bundle needs "
                             "no reply (no model is called)"))
         return endpoint.without_recording()
     try:
         text = sources.reply_text(upload.getvalue(), upload.name)
-    except BundleError as exc:
-        st.html(notice_html("error", "The reply file cannot be read", str(exc)))
+        choice = endpoint.from_reply_file(text, upload.name)
+    except (BundleError, RecordingError) as exc:
+        st.html(notice_html("error", "This file is not a recorded reply", str(exc),
+                            remedy="load a bundle above under Bundle; here give the model's raw reply, a recording "
+                            "downloaded from a run, or an assessment JSON"))
         return Choice(None, str(exc))
-    choice = endpoint.from_reply_file(text, upload.name)
     assert choice.recording is not None
     st.html(notice_html("warning", "Recorded response", choice.recording.ref.note))
     return choice
+
+
+UPLOAD_LABEL = "Recorded reply (JSON, up to 50 MB)"
+UPLOAD_HELP = ("The model's raw reply ({\"requirements\": [...], \"reasoning\": ...}), replayed as an *unbound* "
+               "recording; or a recording downloaded from a run, or an assessment JSON, replayed only for the inputs "
+               "they answered.")
+
+
+def reply_format(prefix: str) -> None:
+    """The reply file formats, beside the uploader, with the example files to download."""
+    with st.expander("Reply file format"):
+        st.html(reply_format_html())
+        for label, path in examples.EXAMPLES.items():
+            st.download_button(label, path.read_bytes() if path.exists() else b"", file_name=path.name,
+                               mime="application/json", key=f"{prefix}.example.{path.stem}", on_click="ignore",
+                               icon=":material/download:", disabled=not path.exists())

@@ -1,4 +1,5 @@
-"""Downloads: the assessment JSON, the model's raw reply, and the requirements as CSV (pure)."""
+"""Downloads: the assessment JSON, the model's raw reply, a recording bound to its inputs, and the requirements
+as CSV (pure)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pandas as pd
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
 from answerlens.citations import Decision
+from answerlens.recording import Recording, RecordingBinding, recording_file
 
 
 @dataclass(frozen=True)
@@ -86,3 +88,25 @@ def requirements_csv(assessment: AnswerabilityAssessment) -> Download:
     # CRLF line ends and minimal quoting, as the csv module writes them (the bytes are pinned by a test).
     data = requirements_frame(assessment).to_csv(index=False, lineterminator="\r\n")
     return Download(data, f"requirements-{_stem(assessment)}.csv", "text/csv", "one row per requirement, as CSV")
+
+
+def recording_json(assessment: AnswerabilityAssessment, question: str, answer: str | None) -> Download | None:
+    """The run's reply as a recording bound to the inputs it answered (question, draft, exact context, prompt):
+    replaying it for anything else is refused. None when no model was called. The question and draft go in as text
+    too (so "restore the recorded question" can put them back); they must hash to the assessment's."""
+    if not assessment.model_called or assessment.raw_output_text is None:
+        return None
+    draft = answer.strip() if answer is not None else None
+    if sha256_text(question.strip()) != assessment.query_sha256 or (
+            (sha256_text(draft) if draft is not None else None) != assessment.answer_sha256):
+        return None
+    meta = assessment.provider_metadata
+    author = meta.recording.author if meta is not None and meta.recording is not None else assessment.model
+    binding = RecordingBinding(query_sha256=assessment.query_sha256, answer_sha256=assessment.answer_sha256,
+                               context_sha256=assessment.context_sha256, prompt_version=assessment.prompt_version,
+                               prompt_sha256=assessment.prompt_sha256)
+    recording = Recording.of(assessment.raw_output_text, author=author, binding=binding, question=question.strip(),
+                             answer=draft)
+    return Download(json.dumps(recording_file(recording), indent=2, ensure_ascii=False),
+                    f"recording-{_stem(assessment)}.json", "application/json",
+                    "the reply bound to this run's inputs: it replays only for this question, draft and context")

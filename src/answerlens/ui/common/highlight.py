@@ -8,7 +8,7 @@ is cheap to redraw on every rerun.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,10 +24,16 @@ class Mark:
     """The normalised token (what ``data-ref`` carries)."""
     decision: Decision
     reason: DiscardReason | None = None
+    flags: tuple[str, ...] = ()
+    """Second-opinion flag codes on this accepted citation (empty: not flagged, or no second opinion)."""
 
     @property
     def accepted(self) -> bool:
         return self.decision == Decision.ACCEPTED
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.flags)
 
 
 @dataclass(frozen=True)
@@ -66,11 +72,14 @@ def highlight(
     citations: Sequence[Sequence[CitationDecision]],
     *,
     only: int | None = None,
+    flagged: Mapping[int, Mapping[str, Sequence[str]]] | None = None,
 ) -> Highlight:
     """Tints and marks for ``context`` given each requirement's citation decisions.
 
     ``citations[i]`` are requirement ``i``'s decisions; ``only`` narrows everything to one requirement.
-    A span outside the context is treated as not located (its token becomes unplaced).
+    ``flagged[i]`` maps requirement ``i``'s flagged refs to their flag codes (the second opinion's
+    ``flags_by_ref``); those accepted marks carry the codes. A span outside the context is treated as not located
+    (its token becomes unplaced).
     """
     size = len(context)
     by_span: dict[tuple[int, int], list[Mark]] = defaultdict(list)
@@ -79,8 +88,10 @@ def highlight(
     for index, decisions in enumerate(citations):
         if only is not None and index != only:
             continue
+        flags = (flagged or {}).get(index, {})
         for decision in decisions:
-            mark = Mark(index, decision.normalized, decision.decision, decision.reason)
+            codes = tuple(flags.get(decision.normalized, ())) if decision.decision == Decision.ACCEPTED else ()
+            mark = Mark(index, decision.normalized, decision.decision, decision.reason, codes)
             span = decision.span
             if span is None or not 0 <= span.start < span.end <= size:
                 unplaced.setdefault(index, []).append(mark)

@@ -11,71 +11,95 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from answerlens.ui.common import palette
 from answerlens.ui.common.highlight import Highlight, Mark
 from answerlens.ui.common.provenance import is_recorded
 
-# (mark colour, line tint) per requirement; chosen to stay tellable apart and readable under dark text.
-PALETTE: tuple[tuple[str, str], ...] = (
-    ("#9ec5fe", "#e7f1ff"),
-    ("#ffc078", "#fff4e6"),
-    ("#8ce99a", "#ebfbee"),
-    ("#d0bfff", "#f3f0ff"),
-    ("#fcc2d7", "#fff0f6"),
-    ("#63e6be", "#e6fcf5"),
-    ("#ffe066", "#fff9db"),
-    ("#a5d8ff", "#e7f5ff"),
+PALETTE: tuple[tuple[str, str], ...] = tuple(
+    (f"var(--al-r{index})", f"var(--al-t{index})") for index in range(len(palette.IDENTITY))
 )
-DISCARDED_BG = "#ffe3e3"
-DISCARDED_EDGE = "#c92a2a"
+"""(mark fill, line tint) per requirement, as CSS variables that follow the theme (see ``palette``)."""
+DISCARDED_BG = "transparent"
+DISCARDED_EDGE = "var(--al-discarded)"
 
 VERDICT_COLOURS = {
-    "answerable": ("#2b8a3e", "#ebfbee"),
-    "partial": ("#e67700", "#fff9db"),
-    "insufficient": ("#495057", "#f1f3f5"),
-    "conflicting": ("#c92a2a", "#fff5f5"),
+    name: (palette.SOLID[name], f"var(--al-soft-{name})")
+    for name in ("answerable", "partial", "insufficient", "conflicting")
 }
+"""(solid badge colour, card background) per verdict."""
 STATUS_COLOURS = {"supported": "#2b8a3e", "unsupported": "#868e96", "conflicting": "#c92a2a"}
+"""Plain colours for status text in tables that cannot use CSS variables (pandas Styler on the Compare page)."""
+STATUS_SOLID = {"supported": palette.SOLID["answerable"], "unsupported": palette.SOLID["insufficient"],
+                "conflicting": palette.SOLID["conflicting"]}
+"""Badge colours (white text) of the final statuses in our own tables."""
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 STYLE = """<style>
+.al-context,.al-verdict,.al-table,.al-hashes,.al-notice,.al-legend,.al-why,.al-muted,.al-chip,.al-panel,.al-marks{
+  """ + palette.css_variables() + """}
 .al-context{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:0.8rem;line-height:1.45;
-  color:#1f2328;background:#fcfcfd;border:1px solid #d0d7de;border-radius:6px;max-height:72vh;overflow:auto;
-  padding:4px 0}
+  color:var(--al-text);background:var(--al-card);border:1px solid var(--al-rule);border-radius:6px;max-height:72vh;
+  overflow:auto;padding:4px 0}
 .al-line{display:flex;align-items:flex-start;min-height:1.45em}
-.al-gut{flex:0 0 5.2em;display:flex;justify-content:flex-end;gap:2px;padding-right:8px;color:#8c959f;
+.al-gut{flex:0 0 5.2em;display:flex;justify-content:flex-end;gap:2px;padding-right:8px;color:var(--al-muted);
   user-select:none;-webkit-user-select:none;text-align:right}
-.al-dot{display:inline-block;min-width:1.2em;border-radius:3px;color:#1f2328;text-align:center;font-size:0.7rem}
+.al-dot{display:inline-block;min-width:1.3em;border-radius:3px;color:var(--al-text);text-align:center;
+  font-size:0.7rem;font-weight:700}
 .al-tx{flex:1;white-space:pre-wrap;overflow-wrap:anywhere;padding-right:8px}
-.al-cite{color:#1f2328;border-radius:3px;padding:0 1px}
-.al-ctl{font-size:0.65rem;border:1px solid #c92a2a;color:#c92a2a;border-radius:3px;padding:0 2px;margin:0 1px}
+.al-cite{color:var(--al-text);border-radius:3px;padding:0 1px}
+.al-cite.al-discarded{background:transparent;outline:1.5px dashed var(--al-discarded);outline-offset:1px}
+.al-cite.al-flagged{outline:2px solid var(--al-flagged);outline-offset:1px;
+  text-decoration:underline wavy var(--al-flagged);text-decoration-thickness:1px;text-underline-offset:3px}
+.al-cite.al-flagged::after{content:"\\2691";font-size:0.65rem;vertical-align:super;margin-left:1px}
+.al-ctl{font-size:0.65rem;border:1px dashed var(--al-discarded);color:inherit;border-radius:3px;padding:0 2px;
+  margin:0 1px}
 .al-chip{display:inline-block;font-family:ui-monospace,monospace;font-size:0.75rem;border-radius:10px;
-  padding:0 7px;margin:1px 2px;color:#1f2328;max-width:100%;overflow-wrap:anywhere}
+  padding:0 7px;margin:1px 2px;color:var(--al-text);max-width:100%;overflow-wrap:anywhere}
+.al-chip.al-discarded{background:transparent;border:1px dashed var(--al-discarded)}
 .al-chip.al-gone{text-decoration:line-through;text-decoration-thickness:2px}
-.al-verdict{border-radius:8px;padding:10px 14px;border:1px solid;color:#1f2328}
+.al-verdict{border-radius:8px;padding:10px 14px;border:1px solid;border-left-width:6px;color:var(--al-text)}
 .al-badge{display:inline-block;font-weight:700;letter-spacing:0.04em;color:#fff;border-radius:6px;padding:2px 10px}
 .al-action{font-weight:600;margin-left:6px}
-.al-source{font-size:0.8rem;margin-top:6px;color:#57606a}
-.al-recorded{display:inline-block;background:#fff3bf;color:#5c3c00;border:1px solid #e8c35a;border-radius:4px;
-  padding:0 6px;font-weight:600}
+.al-source{font-size:0.8rem;margin-top:6px}
+.al-recorded{display:inline-block;border:1px solid var(--al-edge-partial);border-radius:4px;padding:0 6px;
+  font-weight:600;background:var(--al-soft-partial)}
+.al-pill{display:inline-block;color:#fff;border-radius:4px;padding:0 6px;font-weight:700;font-size:0.78rem;
+  margin:2px 4px 0 0}
 .al-why{line-height:1.5}
-.al-table{border-collapse:collapse;width:100%;font-size:0.82rem}
+.al-table{border-collapse:collapse;width:100%;font-size:0.82rem;color:var(--al-text)}
 .al-table td.al-text{overflow-wrap:anywhere}
 .al-nowrap{white-space:nowrap}
-.al-table th{text-align:left;border-bottom:2px solid #d0d7de;padding:4px 6px;white-space:nowrap}
-.al-table td{border-bottom:1px solid #e6e8eb;padding:4px 6px;vertical-align:top}
-.al-status{font-weight:600}
-.al-muted{color:#8c959f}
-.al-hashes{font-family:ui-monospace,monospace;font-size:0.78rem;border-collapse:collapse;width:100%}
-.al-hashes td{padding:2px 6px;border-bottom:1px solid #eef0f2;vertical-align:middle}
-.al-hashes td.al-k{white-space:nowrap;color:#8c959f;font-family:inherit}
+.al-table th{text-align:left;border-bottom:2px solid var(--al-rule);padding:4px 6px}
+.al-scroll{overflow-x:auto;max-width:100%}
+.al-table td{border-bottom:1px solid var(--al-rule);padding:4px 6px;vertical-align:top}
+.al-explain{margin-top:3px;font-size:0.78rem;color:var(--al-muted)}
+.al-second{margin-top:4px}
+.al-status{font-weight:700;color:#fff;border-radius:4px;padding:0 5px;font-size:0.75rem}
+.al-muted{color:var(--al-muted)}
+.al-hashes{font-family:ui-monospace,monospace;font-size:0.78rem;border-collapse:collapse;width:100%;
+  color:var(--al-text)}
+.al-hashes td{padding:2px 6px;border-bottom:1px solid var(--al-rule);vertical-align:middle}
+.al-hashes td.al-k{white-space:nowrap;color:var(--al-muted);font-family:inherit}
 .al-hashes code{user-select:all;-webkit-user-select:all;overflow-wrap:anywhere;background:none;color:inherit}
-.al-copy{font-size:0.7rem;border:1px solid #d0d7de;border-radius:4px;background:#f6f8fa;cursor:pointer;
-  padding:1px 6px;color:#1f2328}
-.al-notice{border-radius:6px;padding:10px 14px;border-left:5px solid;margin:4px 0;overflow-wrap:anywhere}
+.al-copy{font-size:0.7rem;border:1px solid var(--al-rule);border-radius:4px;background:var(--al-card);
+  cursor:pointer;padding:1px 6px;color:var(--al-text)}
+.al-notice{border-radius:6px;padding:10px 14px;border-left:5px solid;margin:4px 0;overflow-wrap:anywhere;
+  color:var(--al-text)}
 .al-notice .al-remedy{margin-top:4px}
 .al-notice pre{white-space:pre-wrap;margin:4px 0 0;font-size:0.8rem}
+.al-notice code,.al-panel code{font-size:0.85em}
+.al-stale{opacity:0.55;filter:grayscale(1)}
+td.al-ok::before{content:"\\2713  "}
+td.al-no::before{content:"\\2717  "}
 </style>"""
+
+
+APP_STYLE = """<style>
+[data-testid="stMetricLabel"],[data-testid="stMetricLabel"] *{white-space:normal!important;
+  overflow:visible!important;text-overflow:clip!important;height:auto!important}
+</style>"""
+"""Rules for Streamlit's own elements on every page: a metric's label wraps rather than ending in "…"."""
 
 
 # Characters that reorder, hide or break text in a browser: controls but tab and newline, format characters (bidi
@@ -100,12 +124,36 @@ def esc(value: Any) -> str:
     return _INVISIBLE.sub(_badge, html.escape(str(value), quote=True))
 
 
+def plain(value: Any) -> str:
+    """``esc`` for the places that show text, not HTML (widget labels and options, ``st.code``): every invisible
+    or reordering character becomes the visible text ``⟨U+XXXX⟩``; nothing else changes."""
+    return _INVISIBLE.sub(lambda match: f"⟨U+{ord(match.group()):04X}⟩", str(value))
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 line``, ``2 lines``, ``1,024 lines`` (``many`` for irregular plurals)."""
+    return f"{count:,} {word if count == 1 else many or word + 's'}"
+
+
+_CODE = re.compile(r"`([^`<>]+)`")
+
+
+def remedy_html(text: str) -> str:
+    """A remedy for people: escaped, with `commands` in backticks shown as code (never as literal backticks)."""
+    return _CODE.sub(r"<code>\1</code>", esc(text))
+
+
+def _slot(requirement: int) -> int:
+    return requirement % len(PALETTE)
+
+
 def colour(requirement: int) -> str:
-    return PALETTE[requirement % len(PALETTE)][0]
+    """Requirement ``requirement``'s (0-based) mark fill."""
+    return PALETTE[_slot(requirement)][0]
 
 
 def tint(requirement: int) -> str:
-    return PALETTE[requirement % len(PALETTE)][1]
+    return PALETTE[_slot(requirement)][1]
 
 
 # --- the context --------------------------------------------------------------------------------------
@@ -130,10 +178,11 @@ def context_html(context: str, highlight: Highlight, *, cited_only: bool = False
             first = line.requirements[0]
             attrs += (
                 f' data-requirements="{" ".join(map(str, line.requirements))}"'
-                f' style="background-color:{tint(first)};box-shadow:inset 4px 0 0 {colour(first)}"'
+                f' style="background-color:{tint(first)};box-shadow:inset 4px 0 0 var(--al-e{_slot(first)})"'
             )
         dots = "".join(
-            f'<span class="al-dot" style="background-color:{colour(r)}">{r}</span>' for r in line.requirements
+            f'<span class="al-dot" style="background-color:{colour(r)}" title="requirement {r + 1}">{r + 1}</span>'
+            for r in line.requirements
         )
         text = "".join(_segment(context[s.start : s.end], s.marks) for s in line.segments)
         out.append(f'<div class="al-line"{attrs}><span class="al-gut">{dots}{line.number}</span>'
@@ -158,18 +207,22 @@ def _segment(text: str, marks: Sequence[Mark]) -> str:
 
 def _mark_open(mark: Mark) -> str:
     common = f'data-requirement="{mark.requirement}" data-ref="{esc(mark.ref)}"'
+    who = f"requirement {mark.requirement + 1}"
     if mark.accepted:
-        return (f'<mark class="al-cite" data-citation="accepted" {common} '
-                f'title="requirement {mark.requirement}: accepted" '
+        if mark.flagged:
+            codes = " ".join(mark.flags)
+            return (f'<mark class="al-cite al-flagged" data-citation="accepted" {common} data-flagged="true" '
+                    f'data-flags="{esc(codes)}" title="{who}: accepted, flagged by the second opinion: '
+                    f'{esc(", ".join(mark.flags))}" style="background-color:{colour(mark.requirement)}">')
+        return (f'<mark class="al-cite" data-citation="accepted" {common} title="{who}: accepted" '
                 f'style="background-color:{colour(mark.requirement)}">')
     reason = mark.reason.value if mark.reason else "discarded"
     return (f'<mark class="al-cite al-discarded" data-citation="discarded" {common} data-reason="{reason}" '
-            f'title="requirement {mark.requirement}: discarded ({reason})" '
-            f'style="background-color:{DISCARDED_BG};outline:1.5px dashed {DISCARDED_EDGE};outline-offset:1px">')
+            f'title="{who}: discarded ({reason})">')
 
 
 def chip(mark: Mark, *, located: bool) -> str:
-    """A cited token as a chip: accepted in its requirement's colour, discarded struck through if absent."""
+    """A cited token as a chip: accepted in its requirement's colour, discarded dashed (struck through if absent)."""
     common = (f'data-citation="{mark.decision.value}" data-requirement="{mark.requirement}" '
               f'data-ref="{esc(mark.ref)}" data-located="{str(located).lower()}"')
     label = esc(mark.ref) if mark.ref else "<em>empty</em>"
@@ -178,24 +231,30 @@ def chip(mark: Mark, *, located: bool) -> str:
     reason = mark.reason.value if mark.reason else "discarded"
     gone = "" if located else " al-gone"
     where = "" if located else ", not in the context"
-    return (f'<span class="al-chip{gone}" {common} data-reason="{reason}" title="discarded: {reason}{where}" '
-            f'style="background-color:{DISCARDED_BG};border:1px dashed {DISCARDED_EDGE}">{label}</span>'
+    return (f'<span class="al-chip al-discarded{gone}" {common} data-reason="{reason}" '
+            f'title="discarded: {reason}{where}">{label}</span>'
             f'<span class="al-muted al-nowrap" style="font-size:0.7rem">{reason}</span>')
 
 
 # --- verdict, why, requirements -----------------------------------------------------------------------
 
 
-def verdict_html(verdict: str, action: str, *, source: str, note: str | None = None) -> str:
-    """The verdict badge (``data-verdict``), the action, and where the judgement came from."""
-    strong, soft = VERDICT_COLOURS.get(verdict, ("#495057", "#f1f3f5"))
+def verdict_html(verdict: str, action: str, *, source: str, note: str | None = None, stale: bool = False,
+                 marks: Sequence[str] = (), extra: str = "") -> str:
+    """The verdict badge (``data-verdict``, ``data-stale``), the action, where the judgement came from, and the
+    warnings it carries (``marks``: a forced or unbound replay, inputs changed since); ``extra`` is trusted HTML
+    (e.g. the strict policy's note) placed under them."""
+    strong, soft = VERDICT_COLOURS.get(verdict, (palette.SOLID["insufficient"], "var(--al-soft-insufficient)"))
     note_html = f" · {esc(note)}" if note else ""
+    pills = "".join(f'<div><span class="al-pill" data-mark style="background-color:{palette.SOLID["partial"]}">'
+                    f"⚠</span>{esc(mark)}</div>" for mark in marks)
     return (
-        f'{STYLE}<div class="al-verdict" data-verdict="{esc(verdict)}" data-action="{esc(action)}" '
+        f'{STYLE}<div class="al-verdict{" al-stale" if stale else ""}" data-verdict="{esc(verdict)}" '
+        f'data-action="{esc(action)}" data-stale="{str(stale).lower()}" '
         f'style="background-color:{soft};border-color:{strong}">'
         f'<span class="al-badge" style="background-color:{strong}">{esc(verdict.upper())}</span>'
         f'<span class="al-action">action: {esc(action.replace("_", " "))}</span>'
-        f'<div class="al-source">{source_label_html(source)}{note_html}</div></div>'
+        f'<div class="al-source">{source_label_html(source)}{note_html}</div>{pills}{extra}</div>'
     )
 
 
@@ -210,12 +269,15 @@ def paragraph_html(text: str, *, css: str = "al-why") -> str:
 
 
 def requirements_html(rows: Iterable[Mapping[str, Any]]) -> str:
-    """Requirements table: claimed → final status, accepted and discarded citations, explanation.
+    """Requirements table: number (from 1), requirement with its explanation under it, claimed → final status
+    (with the second opinion's ``badge`` under it when rows carry one, trusted HTML), and the accepted and discarded
+    citations.
 
     Each row needs ``index``, ``requirement``, ``claimed``, ``status``, ``explanation``, and ``accepted`` and
     ``discarded`` as ``(mark, located)`` pairs (see ``highlight.requirement_rows``).
     """
     body = []
+    opinion = False
     for row in rows:
         index = row["index"]
         status = row["status"]
@@ -224,17 +286,23 @@ def requirements_html(rows: Iterable[Mapping[str, Any]]) -> str:
         if claimed and claimed != status:
             change = f'<span class="al-muted al-nowrap" data-claimed="{esc(claimed)}">{esc(claimed)} →</span><br>'
         chips = [chip(mark, located=located) for mark, located in [*row["accepted"], *row["discarded"]]]
+        badge = row.get("badge")
+        opinion = opinion or badge is not None
+        solid = STATUS_SOLID.get(status, palette.SOLID["insufficient"])
+        second = f'<div class="al-second">{badge}</div>' if badge is not None else ""
         body.append(
             f'<tr data-requirement-row="{index}">'
-            f'<td><span class="al-dot" style="background-color:{colour(index)}">{index}</span></td>'
-            f'<td class="al-text">{esc(row["requirement"])}</td>'
+            f'<td><span class="al-dot" style="background-color:{colour(index)}">{index + 1}</span></td>'
+            f'<td class="al-text">{esc(row["requirement"])}<div class="al-explain">{esc(row["explanation"])}</div></td>'
             f'<td>{change}<span class="al-status al-nowrap" data-status="{esc(status)}" '
-            f'style="color:{STATUS_COLOURS.get(status, "#1f2328")}">{esc(status)}</span></td>'
-            f'<td>{"".join(chips) or "—"}</td><td class="al-text">{esc(row["explanation"])}</td></tr>'
+            f'style="background-color:{solid}">{esc(status)}</span>{second}</td>'
+            f'<td>{"".join(chips) or "—"}</td></tr>'
         )
-    head = ('<tr><th style="width:1.8em">#</th><th style="width:30%">requirement</th><th>claimed → final</th>'
-            "<th>citations</th><th>explanation</th></tr>")
-    return f'{STYLE}<table class="al-table al-reqs"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
+    status_head = "status · second opinion" if opinion else "claimed → final"
+    head = ('<tr><th style="width:2em">#</th><th style="width:50%">requirement and explanation</th>'
+            f"<th>{status_head}</th><th>citations</th></tr>")
+    return (f'{STYLE}<div class="al-scroll"><table class="al-table al-reqs"><thead>{head}</thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
 
 
 # --- audit --------------------------------------------------------------------------------------------
@@ -281,33 +349,40 @@ def facts_html(facts: Sequence[tuple[str, Any]]) -> str:
 
 # --- notices ------------------------------------------------------------------------------------------
 
-_NOTICE = {"error": ("#c92a2a", "#fff5f5"), "warning": ("#e67700", "#fff9db"), "info": ("#1c7ed6", "#e7f5ff"),
-           "ok": ("#2b8a3e", "#ebfbee")}
+_NOTICE = {"error": "conflicting", "warning": "partial", "info": "info", "ok": "answerable"}
 
 
 def notice_html(kind: str, title: str, detail: str | None = None, remedy: str | None = None,
                 code: str | None = None) -> str:
-    """An alert box for messages that carry file, record or server text (st.error would render Markdown)."""
-    edge, soft = _NOTICE[kind]
+    """An alert box for messages that carry file, record or server text (st.error would render Markdown); the
+    `commands` of the detail and the remedy show as code, never as literal backticks."""
+    tone = _NOTICE[kind]
     parts = [f"<strong>{esc(title)}</strong>"]
     if detail:
-        parts.append(f'<div class="al-detail">{esc(detail)}</div>')
+        parts.append(f'<div class="al-detail">{remedy_html(detail)}</div>')
     if remedy:
-        parts.append(f'<div class="al-remedy"><strong>What to do:</strong> {esc(remedy)}</div>')
+        parts.append(f'<div class="al-remedy"><strong>What to do:</strong> {remedy_html(remedy)}</div>')
     if code:
         parts.append(f"<pre><code>{esc(code)}</code></pre>")
     return (f'{STYLE}<div class="al-notice" data-notice="{kind}" role="alert" '
-            f'style="border-left-color:{edge};background-color:{soft};color:#1f2328">{"".join(parts)}</div>')
+            f'style="border-left-color:var(--al-edge-{tone});background-color:var(--al-soft-{tone})">'
+            f'{"".join(parts)}</div>')
 
 
 # --- tables for the Packing and Compare pages ---------------------------------------------------------
 
 OUTCOME_COLOURS = {True: ("#ebfbee", "#2b8a3e"), False: ("#fff5f5", "#c92a2a"), None: ("transparent", "#57606a")}
+"""Plain (background, text) colours for tables that cannot use CSS variables (pandas Styler on Compare)."""
+_OUTCOME_TONES = {True: ("answerable", "al-ok"), False: ("conflicting", "al-no"), None: (None, "")}
 
 
 def outcome_cell(text: str, accepted: bool | None, attrs: str = "") -> str:
-    soft, strong = OUTCOME_COLOURS[accepted]
-    return f'<td {attrs} style="background-color:{soft};color:{strong}">{esc(text)}</td>'
+    """A table cell for an accepted (✓), refused (✗) or neutral outcome, on a background that follows the theme
+    (the mark is drawn by CSS, so the cell's text stays the outcome's words)."""
+    tone, css = _OUTCOME_TONES[accepted]
+    style = (f' class="{css}" style="background-color:var(--al-soft-{tone});'
+             f'box-shadow:inset 3px 0 0 var(--al-edge-{tone})"' if tone else "")
+    return f"<td {attrs}{style}>{esc(text)}</td>"
 
 
 def table_html(head: Sequence[str], rows: Iterable[str], *, css: str = "al-table") -> str:

@@ -7,9 +7,12 @@ page scripts stay in ``pages/`` as DESIGN §8 names the folder; renaming it is t
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
+from answerlens.ui.common import style_view
+
 
 def ensure_app_navigation() -> None:
-    """Rerun through app.py if Streamlit ran this page file by itself for a browser.
+    """Rerun through app.py if Streamlit ran this page file by itself for a browser; then draw the app-wide
+    styles (``style_view``).
 
     Streamlit treats a ``pages/`` folder beside the entry script as a v1 multipage app until ``st.navigation``
     first runs in the process; so when a deep link (``/trials``, or a reload) is the server's very first
@@ -20,3 +23,4 @@ def ensure_app_navigation() -> None:
     if PagesManager.uses_pages_directory and st.context.headers:
         PagesManager.uses_pages_directory = False
         st.rerun()
+    style_view.apply()

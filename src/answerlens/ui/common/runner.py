@@ -12,12 +12,14 @@ from dataclasses import dataclass
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import AnswerabilityConfig
-from answerlens.errors import AnswerabilityError, BundleError
+from answerlens.errors import AnswerabilityError, BundleError, RecordingMismatchError
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.providers.engine import ProgressCallback
 from answerlens.providers.preflight import Preflight, preflight
 from answerlens.recording import Recording
 from answerlens.records import ContextFormat, MemoryBundle
+from answerlens.second_opinion.models import SecondOpinion
+from answerlens.second_opinion.opinion import second_opinion_for
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,10 @@ class Failure:
     remedy: str | None = None
     kind: str = "error"
     raw_excerpt: str | None = None
+    differences: tuple[str, ...] = ()
+    """For a refused replay: the inputs that are not the recording's (question, draft, context, prompt)."""
+    restore: tuple[str, str | None] | None = None
+    """For a refused replay: the question and draft the recording answered, when it carries them."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,8 @@ class Run:
     assessment: AnswerabilityAssessment | None
     failure: Failure | None
     seconds: float
+    opinion: SecondOpinion | None = None
+    """The second opinion on the assessment, when it was asked for."""
 
 
 def assess(
@@ -52,9 +60,12 @@ def assess(
     answer: str | None = None,
     *,
     recording: Recording | None = None,
+    force_replay: bool = False,
+    second_opinion: bool = False,
 ) -> Run:
     """Assess once; every expected failure (and, as a last resort, any bug) comes back as a ``Failure``."""
-    return asyncio.run(assess_async(config, bundle, question, answer, recording=recording))
+    return asyncio.run(assess_async(config, bundle, question, answer, recording=recording,
+                                    force_replay=force_replay, second_opinion=second_opinion))
 
 
 async def assess_async(
@@ -65,15 +76,23 @@ async def assess_async(
     *,
     recording: Recording | None = None,
     progress: ProgressCallback | None = None,
+    force_replay: bool = False,
+    second_opinion: bool = False,
 ) -> Run:
     """``assess`` inside a running event loop (a background job's), with the model call's progress reported;
-    cancelling the task cancels the call (``CancelledError`` is not turned into a ``Failure``)."""
+    cancelling the task cancels the call (``CancelledError`` is not turned into a ``Failure``). With
+    ``second_opinion`` (implied by the strict evidence policy) the run carries the second opinion too."""
     started = time.perf_counter()
     try:
-        async with AnswerabilityEvaluator(config, recording=recording) as evaluator:
+        async with AnswerabilityEvaluator(config, recording=recording, force_replay=force_replay) as evaluator:
             assessment = await evaluator.assess(question, bundle, answer=answer, progress=progress)
+        opinion = None
+        if second_opinion or config.evidence_policy is not None:
+            opinion = await opinion_of(assessment, bundle, question, config)
+    except RecordingMismatchError as exc:
+        failure = _mismatch_failure(exc, recording)
     except AnswerabilityError as exc:
-        failure = _provider_failure(exc)
+        failure = _provider_failure(exc, config)
     except BundleError as exc:
         failure = Failure("The bundle could not be loaded", str(exc), "fix the file named above", "bundle")
     except ValueError as exc:
@@ -83,17 +102,45 @@ async def assess_async(
         failure = Failure("Unexpected error (a bug in answerlens)", f"{type(exc).__name__}: {exc}",
                           "the full traceback is in the server log; please report it with the bundle", "bug")
     else:
-        return Run(assessment, None, time.perf_counter() - started)
+        return Run(assessment, None, time.perf_counter() - started, opinion)
     return Run(None, failure, time.perf_counter() - started)
 
 
-def _provider_failure(exc: AnswerabilityError) -> Failure:
+async def opinion_of(assessment: AnswerabilityAssessment, bundle: MemoryBundle, question: str,
+                     config: AnswerabilityConfig | None) -> SecondOpinion:
+    """The second opinion with the pinned NLI verifier (a missing model is a note, never a failure)."""
+    from answerlens.claims import ClaimVerificationConfig, ClaimVerifier
+    from answerlens.claims.onnx_scorer import OnnxNliScorer
+
+    settings = ClaimVerificationConfig()
+    scorer = OnnxNliScorer(None, model=settings.model, revision=settings.revision, batch_size=settings.batch_size)
+    return await second_opinion_for(assessment, bundle, question, verifier=ClaimVerifier(settings, scorer=scorer),
+                                    policy=config.evidence_policy if config is not None else None)
+
+
+def _mismatch_failure(exc: RecordingMismatchError, recording: Recording | None) -> Failure:
+    """A recording bound to other inputs: nothing was called; say what differs and what is possible."""
+    what = ", ".join(exc.differences)
+    restore = recording.restorable if recording is not None else None
+    remedy = ("press “Restore the recorded question” to replay it for what it answered, or choose a live model "
+              "to assess these inputs" if restore is not None else
+              "put back the inputs the recording answered, upload a recording of these inputs, or choose a live model")
+    return Failure(f"The recorded reply answers another {what} — no verdict is shown",
+                   f"This recording was made for another {what} than the one on screen; replaying it would show "
+                   "its verdict as if it were this one's. Nothing was called.", remedy, exc.kind,
+                   differences=exc.differences, restore=restore)
+
+
+def _provider_failure(exc: AnswerabilityError, config: AnswerabilityConfig) -> Failure:
     remedy = exc.remedy
+    replay = config.provider == "replay"
     if exc.kind == "no_recording":
         remedy = "this bundle has no recorded reply: upload one, or choose Ollama or an OpenAI-compatible server"
-    title = "The model call failed — no verdict was produced"
+    title = ("The recorded reply could not be used — no model was called, no verdict was produced" if replay
+             else "The model call failed — no verdict was produced")
     if exc.kind in ("schema", "not_json", "empty", "empty_content"):
-        title = "The reply did not fit the answerability schema — no verdict was produced"
+        title = ("The recorded reply does not fit the answerability schema — no verdict was produced" if replay
+                 else "The reply did not fit the answerability schema — no verdict was produced")
     return Failure(title, exc.detail, remedy, exc.kind, exc.raw_excerpt)
 
 

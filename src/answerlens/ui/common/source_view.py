@@ -5,15 +5,16 @@ Load failures are shown in place (naming the problem) and the page carries on wi
 
 from __future__ import annotations
 
+import gc
 import hashlib
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from answerlens.errors import BundleError
-from answerlens.ui.common import sources
+from answerlens.ui.common import examples, sources
 from answerlens.ui.common.markup import STYLE, esc, notice_html
 from answerlens.ui.common.sources import Source
 
@@ -29,12 +30,23 @@ def _load_path(path: str, mtime_ns: int, size: int) -> Source | BundleError:
         return exc
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _load_bytes(digest: str, name: str, _data: bytes) -> Source | BundleError:
+def _loaded(prefix: str, digest: str, load: Callable[[], Source]) -> Source | BundleError:
+    """An uploaded or pasted bundle, loaded once and kept in this session only: one slot per page, so a new bundle
+    replaces the old one and its memory is freed (a process-wide cache kept up to 8 uploads of every session)."""
+    key = f"{prefix}.bundle_slot"
+    slot = st.session_state.get(key)
+    if slot is not None and slot[0] == digest:
+        return slot[1]
+    if slot is not None:
+        del st.session_state[key]
+        del slot
+        gc.collect()  # a large bundle's records hold reference cycles: free them before loading the next
     try:
-        return sources.from_bytes(_data, name)
+        loaded: Source | BundleError = load()
     except BundleError as exc:
-        return exc
+        loaded = exc
+    st.session_state[key] = (digest, loaded)
+    return loaded
 
 
 def load_sample(path: Path) -> Source | BundleError:
@@ -53,10 +65,12 @@ def pick(prefix: str, app_root: Path) -> Source | None:
             type=["json"],
             key=f"{prefix}.upload",
         )
+        _bundle_format(prefix)
         if upload is None:
             return None
         data = upload.getvalue()
-        return _shown(_load_bytes(hashlib.sha256(data).hexdigest(), upload.name, data))
+        digest = hashlib.sha256(data).hexdigest() + upload.name
+        return _shown(_loaded(prefix, digest, lambda: sources.from_bytes(data, upload.name)))
     text = st.text_area(
         "Paste a bundle or sample as JSON",
         key=f"{prefix}.paste",
@@ -65,10 +79,17 @@ def pick(prefix: str, app_root: Path) -> Source | None:
     )
     if not text.strip():
         return None
-    try:
-        return sources.from_text(text)
-    except BundleError as exc:
-        return _shown(exc)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return _shown(_loaded(prefix, digest, lambda: sources.from_text(text)))
+
+
+def _bundle_format(prefix: str) -> None:
+    with st.expander("Bundle file format"):
+        st.html(examples.bundle_format_html())
+        path = examples.BUNDLE_EXAMPLE
+        st.download_button("Example bundle", path.read_bytes() if path.exists() else b"", file_name=path.name,
+                           mime="application/json", key=f"{prefix}.example.bundle", on_click="ignore",
+                           icon=":material/download:", disabled=not path.exists())
 
 
 def _pick_sample(prefix: str, directory: Path) -> Source | None:

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from answerlens.audit import sha256_text
 from answerlens.errors import BundleError, describe_validation
 from answerlens.json_reader import parse_json, read_json
 from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle
+from answerlens.recording import RECORDING_FORMAT
 from answerlens.records import MemoryBundle
 from answerlens.samples import Sample, is_sample, list_samples
+from answerlens.ui.common.markup import plain
 
 SAMPLES_ENV = "ANSWERLENS_SAMPLES_DIR"
 """Overrides the sample directory (tests point it at their own files)."""
@@ -35,6 +39,11 @@ class Source:
     def context(self) -> str:
         """Exactly what is hashed and highlighted: ``render().strip()``."""
         return self.bundle.exact_context
+
+    @cached_property
+    def context_sha256(self) -> str:
+        """The exact context's hash (an assessment's ``context_sha256``), computed once per loaded bundle."""
+        return sha256_text(self.context)
 
     @property
     def title(self) -> str:
@@ -69,6 +78,9 @@ def from_data(data: Any, name: str) -> Source:
     if not isinstance(data, (dict, list)):
         # load_bundle would take a JSON string for a file path; parsed data never names a file here.
         raise BundleError(f"expected a JSON object or a list of records, got {type(data).__name__}", source=name)
+    if _is_reply(data):
+        raise BundleError("this is a model reply (or a recording or an assessment), not a bundle: load the bundle "
+                          "here, and give the reply under Recorded response in the sidebar", source=name)
     if is_sample(data):
         try:
             sample = Sample.model_validate(data)
@@ -76,6 +88,12 @@ def from_data(data: Any, name: str) -> Source:
             raise BundleError(describe_validation(exc), source=name) from None
         return Source(name=name, bundle=sample.load(name), sample=sample)
     return Source(name=name, bundle=load_bundle(data, name=name))
+
+
+def _is_reply(data: Any) -> bool:
+    if not isinstance(data, dict) or "sections" in data or "records" in data:
+        return False
+    return ("requirements" in data and "reasoning" in data) or RECORDING_FORMAT in data or "evaluation_id" in data
 
 
 def from_path(path: Path) -> Source:
@@ -108,10 +126,11 @@ def check_size(size: int, name: str) -> None:
 
 
 def sample_label(stem: str, loaded: Source | BundleError) -> str:
-    """How the sample picker names a sample file: its title and stem, or that it cannot be loaded."""
+    """How the sample picker names a sample file: its title and stem, or that it cannot be loaded (plain text:
+    invisible and reordering characters shown as their codes)."""
     if isinstance(loaded, BundleError):
-        return f"{stem} (cannot be loaded)"
-    return f"{loaded.title}  ·  {stem}"
+        return plain(f"{stem} (cannot be loaded)")
+    return plain(f"{loaded.title}  ·  {stem}")
 
 
 def reply_text(data: bytes, name: str) -> str:

@@ -27,7 +27,7 @@ from answerlens.ui.compare.viewmodel import (
 )
 from answerlens.ui.tables import filters_view
 
-SESSION, SHIPPED, UPLOAD = "A run from this session", "Shipped example", "Upload a file"
+SESSION, SHIPPED, UPLOAD = "A stored run", "Shipped example", "Upload a file"
 COMPARE_DIR = "compare"
 """Under the sample directory: the shipped pair (``sample_bundles/compare``, made by ``make_example.py``)."""
 
@@ -44,7 +44,7 @@ def _read(path: str, mtime_ns: int) -> Any:
 
 
 def pick(prefix: str, side: str, samples_dir: Path) -> tuple[str, dict[str, Any]] | None:
-    """One side's assessment: a run from this session, a shipped example, or a file (an assessment, a printed
+    """One side's assessment: a stored run, a shipped example, or a file (an assessment, a printed
     ``assess --second-opinion --json`` document or a trial result file)."""
     runs = history.entries(st.session_state)
     examples = shipped(samples_dir)

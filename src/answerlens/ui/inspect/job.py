@@ -29,6 +29,8 @@ class AssessJob:
     question: str
     answer: str | None
     recording: Recording | None = None
+    second_opinion: bool = False
+    """Add the second opinion to the run (implied by the strict evidence policy)."""
     progress: CallProgress | None = None
     """The last stage the model call reported (None: not sent yet)."""
     run: Run | None = None
@@ -87,7 +89,8 @@ class AssessJob:
                 raise asyncio.CancelledError
             self._loop, self._task = asyncio.get_running_loop(), asyncio.current_task()
         return await runner.assess_async(self.config, self.source.bundle, self.question, self.answer,
-                                         recording=self.recording, progress=self._record)
+                                         recording=self.recording, progress=self._record,
+                                         second_opinion=self.second_opinion)
 
     def _record(self, progress: CallProgress) -> None:
         with self._changed:
@@ -96,9 +99,10 @@ class AssessJob:
 
 
 def start(config: AnswerabilityConfig, source: Source, question: str, answer: str | None, *,
-          recording: Recording | None = None) -> AssessJob:
+          recording: Recording | None = None, second_opinion: bool = False) -> AssessJob:
     """Start the assessment in a daemon thread and return at once."""
-    job = AssessJob(config=config, source=source, question=question, answer=answer, recording=recording)
+    job = AssessJob(config=config, source=source, question=question, answer=answer, recording=recording,
+                    second_opinion=second_opinion)
     job._thread = threading.Thread(target=job._run, name="answerlens-assess", daemon=True)
     job._thread.start()
     return job

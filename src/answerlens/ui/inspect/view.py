@@ -1,17 +1,22 @@
-"""The Inspect page's result: highlighted context beside verdict, why, requirements, audit and exports.
+"""The Inspect page's result: verdict, why, requirements (with the second opinion) beside the highlighted context,
+the audit and the exports; marked stale as soon as an input changes.
 
-Also runs an assessment (a live one in the background, with its stage and a Cancel button) and keeps every run in
-the session history.
+Also runs an assessment (a live one in the background, with its stage and a Cancel button), keeps every run in
+the run store, and shows a refused replay or a failure instead of any verdict.
 """
 
 from __future__ import annotations
 
+import asyncio
+
 import streamlit as st
 
 from answerlens.assessment import AnswerabilityAssessment
+from answerlens.config import EvidencePolicy
 from answerlens.explanation import HASH_FIELDS, why
 from answerlens.report import download as report_download
-from answerlens.ui.common import history, provenance, runner
+from answerlens.second_opinion.models import SecondOpinion
+from answerlens.ui.common import history, opinion_markup, provenance, runner
 from answerlens.ui.common.endpoint_view import Choice
 from answerlens.ui.common.highlight import highlight, requirement_rows
 from answerlens.ui.common.markup import (
@@ -26,35 +31,61 @@ from answerlens.ui.common.markup import (
 from answerlens.ui.common.runner import Failure
 from answerlens.ui.common.sources import Source
 from answerlens.ui.inspect import job, viewmodel
+from answerlens.ui.inspect.history_view import SHOWN
+from answerlens.ui.inspect.viewmodel import Inputs
 
 
-def assess(prefix: str, choice: Choice, source: Source, question: str, answer: str | None) -> None:
+def options(prefix: str) -> tuple[bool, bool]:
+    """The second-opinion and strict-policy toggles (strict implies the second opinion)."""
+    left, right = st.columns(2)
+    strict = right.toggle("Strict evidence policy", key=f"{prefix}.strict",
+                          help="Demote support that the second opinion flags, and re-derive the verdict (this is "
+                          "an input: it enters configuration_sha256)")
+    second = left.toggle("Second opinion", key=f"{prefix}.second_opinion", value=True,
+                         help="Typed evidence, deterministic flags and (when installed) the NLI claim verifier on "
+                         "every supported or conflicting requirement", disabled=strict)
+    return second or strict, strict
+
+
+def assess(prefix: str, choice: Choice, source: Source, question: str, answer: str | None, *, now: Inputs,
+           second_opinion: bool = True, strict: bool = False) -> None:
     """Run one assessment: a recorded reply at once, a live model in the background (``progress`` shows it and
-    collects its result); on success the run joins the history, on failure the failure is kept for display."""
+    collects its result); on success the run is stored, on failure the failure is kept for display."""
     failure_key = f"{prefix}.failure"
+    force = st.session_state.pop(f"{prefix}.force_replay", False)
     if choice.config is None:
         st.session_state[failure_key] = Failure("Cannot assess yet", choice.problem or "the endpoint is not set",
                                                 "fix the endpoint settings in the sidebar", "settings")
         return
-    if choice.config.provider != "replay":
-        st.session_state[f"{prefix}.job"] = job.start(choice.config, source, question, answer,
-                                                      recording=choice.recording)
+    config = choice.config.model_copy(update={"evidence_policy": EvidencePolicy.STRICT}) if strict else choice.config
+    st.session_state[f"{prefix}.asked"] = now
+    if config.provider != "replay":
+        st.session_state[f"{prefix}.job"] = job.start(config, source, question, answer, recording=choice.recording,
+                                                      second_opinion=second_opinion)
         return
     with st.spinner("Assessing…", show_time=True):
-        run = runner.assess(choice.config, source.bundle, question, answer,
-                            recording=choice.recording)
-    _keep(prefix, run, source, question)
+        run = runner.assess(config, source.bundle, question, answer, recording=choice.recording,
+                            force_replay=force, second_opinion=second_opinion)
+    _keep(prefix, run, source, question, answer)
 
 
-def _keep(prefix: str, run: runner.Run, source: Source, question: str) -> None:
+def retry(prefix: str) -> bool:
+    """Whether a button of the last failure asked to assess again (e.g. to force a replay)."""
+    return bool(st.session_state.pop(f"{prefix}.again", False))
+
+
+def _keep(prefix: str, run: runner.Run, source: Source, question: str, answer: str | None) -> None:
     failure_key = f"{prefix}.failure"
     if run.assessment is None:
         st.session_state[failure_key] = run.failure
         return
     st.session_state.pop(failure_key, None)
     label, note = provenance.source_label(run.assessment)
-    history.add(st.session_state, source=source.title, question=question.strip(), assessment=run.assessment,
-                context=source.context, label=label, note=note, seconds=run.seconds)
+    entry = history.add(st.session_state, source=source.title, source_name=source.name, question=question.strip(),
+                        answer=answer.strip() if answer else None, assessment=run.assessment,
+                        context=source.context, label=label, note=note, seconds=run.seconds, opinion=run.opinion)
+    asked: Inputs | None = st.session_state.pop(f"{prefix}.asked", None)
+    st.session_state[f"{prefix}.{SHOWN}"] = (entry.number, asked.endpoint if asked is not None else None)
 
 
 def busy(prefix: str) -> bool:
@@ -74,7 +105,7 @@ def progress(prefix: str) -> bool:
         return True
     del st.session_state[f"{prefix}.job"]
     assert current.run is not None
-    _keep(prefix, current.run, current.source, current.question)
+    _keep(prefix, current.run, current.source, current.question, current.answer)
     return False
 
 
@@ -97,93 +128,137 @@ def show_failure(prefix: str) -> bool:
         return False
     kind = "warning" if failure.kind == "cancelled" else "error"
     st.html(notice_html(kind, failure.title, failure.message, failure.remedy, code=failure.raw_excerpt))
+    if failure.kind == "recording_mismatch":
+        _mismatch_actions(prefix, failure)
     return True
 
 
-def history_picker(prefix: str) -> history.Entry | None:
-    entries = history.entries(st.session_state)
-    current = history.current(st.session_state)
-    if not entries or current is None:
-        return None
-    key = f"{prefix}.history"
-    if st.session_state.get(key) != current.number:
-        st.session_state[key] = current.number
-    titles = viewmodel.history_titles(entries)
-    left, right = st.columns([4, 1], vertical_alignment="bottom")
-    left.selectbox(viewmodel.history_label(len(entries)), list(titles), format_func=titles.__getitem__, key=key,
-                   on_change=_reopen, args=(prefix, key))
-    right.page_link("pages/compare.py", label="Compare runs", icon=":material/compare_arrows:")
-    if len(entries) > 1:
-        with st.expander(f"All {len(entries)} runs of this session"):
-            _history_table(prefix, entries)
-    return current
+def _mismatch_actions(prefix: str, failure: Failure) -> None:
+    restore, live, force = st.columns(3)
+    if failure.restore is not None:
+        restore.button("Restore the recorded question", key=f"{prefix}.restore", type="primary",
+                       on_click=_restore, args=(prefix, failure.restore), icon=":material/undo:")
+    live.button("Use a live model instead", key=f"{prefix}.use_live", on_click=_use_live, args=(prefix,),
+                icon=":material/smart_toy:")
+    force.button("Replay anyway (marked FORCED)", key=f"{prefix}.force", on_click=_force, args=(prefix,),
+                 help="shows the recording's verdict for these inputs, marked as forced everywhere")
 
 
-def _history_table(prefix: str, entries: list[history.Entry]) -> None:
-    text = st.column_config.TextColumn
-    st.dataframe(
-        viewmodel.history_frame(entries),
-        hide_index=True,
-        width="stretch",
-        key=f"{prefix}.history_table",
-        column_config={
-            "run": st.column_config.NumberColumn("run", format="#%d", width="small"),
-            "time": st.column_config.DatetimeColumn("time", format="HH:mm:ss", width="small"),
-            "verdict": text("verdict", width="small"),
-            "action": text("action", width="small"),
-            "question": text("question", width="large"),
-            "bundle": text("bundle"),
-            "source": text("source", help="recorded response, live model (and where), or no model call"),
-            "requirements": st.column_config.NumberColumn("requirements", width="small"),
-            "seconds": st.column_config.NumberColumn("seconds", format="%.2f", width="small"),
-            "evaluation_id": text("evaluation_id", help="same inputs, same id (see Compare)"),
-        },
-    )
-
-
-def _reopen(prefix: str, key: str) -> None:
-    history.select(st.session_state, st.session_state[key])
+def _restore(prefix: str, inputs: tuple[str, str | None]) -> None:
+    st.session_state[f"{prefix}.question"], st.session_state[f"{prefix}.answer"] = inputs[0], inputs[1] or ""
     st.session_state.pop(f"{prefix}.failure", None)
 
 
-def show(prefix: str, entry: history.Entry) -> None:
+def _use_live(prefix: str) -> None:
+    st.session_state[f"{prefix}.provider"] = "Ollama"
+    st.session_state.pop(f"{prefix}.failure", None)
+
+
+def _force(prefix: str) -> None:
+    st.session_state[f"{prefix}.force_replay"] = True
+    st.session_state[f"{prefix}.again"] = True
+    st.session_state.pop(f"{prefix}.failure", None)
+
+
+def opinion_for(prefix: str, entry: history.Entry, source: Source | None, enabled: bool) -> SecondOpinion | None:
+    """The run's stored second opinion; for a run stored without one, computed when its bundle is the one loaded
+    (kept for the session); None when it is switched off or cannot be computed."""
+    if not enabled:
+        return None
+    if entry.opinion is not None:
+        return entry.opinion
+    cache: dict[str, SecondOpinion] = st.session_state.setdefault(f"{prefix}.opinions", {})
     a = entry.assessment
-    st.html(viewmodel.asked_html(entry))
-    left, right = st.columns([11, 9], gap="medium")
-    with left:
-        _context(prefix, entry)
-        _audit(entry)
-    with right:
-        _verdict(entry)
-        _downloads(prefix, entry, a)
+    if a.evaluation_id not in cache and source is not None and source.context_sha256 == a.context_sha256:
+        cache[a.evaluation_id] = asyncio.run(runner.opinion_of(a, source.bundle, entry.question, None))
+    return cache.get(a.evaluation_id)
 
 
-def _context(prefix: str, entry: history.Entry) -> None:
+def show(prefix: str, entry: history.Entry, now: Inputs, *, second_opinion: bool,
+         opinion: SecondOpinion | None) -> None:
+    """The result; greyed with ``data-stale="true"`` as soon as an input on the page is not the one it answered:
+    the question, draft and bundle are compared with the assessment's own hashes, the endpoint with the one it was
+    produced with (or, for a reopened run, opened under: a stored run does not keep its endpoint settings)."""
+    snapshot = st.session_state.get(f"{prefix}.{SHOWN}")
+    if not snapshot or snapshot[0] != entry.number or snapshot[1] is None:
+        st.session_state[f"{prefix}.{SHOWN}"] = snapshot = (entry.number, now.endpoint)
+    changes = viewmodel.changed(viewmodel.inputs_answered(entry.assessment, snapshot[1]), now)
+    with st.container(key=f"{prefix}.result"):
+        st.html(viewmodel.asked_html(entry))
+        if changes:
+            st.html(viewmodel.stale_html(changes))
+            # The whole result greys (not only the verdict, which also carries data-stale for tests and readers).
+            st.html("<style>.st-key-inspect-result [data-testid=stHorizontalBlock]{opacity:.55;filter:grayscale(1)}"
+                    ".st-key-inspect-result .al-stale{opacity:1;filter:none}</style>")
+        shown = opinion if second_opinion else None
+        left, right = st.columns([10, 11], gap="medium")
+        with left:
+            focus = _verdict(prefix, entry, shown, stale=bool(changes))
+            _downloads(prefix, entry)
+        with right:
+            _context(prefix, entry, shown, focus)
+            _audit(entry)
+
+
+def _verdict(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *, stale: bool) -> int | None:
+    a = entry.assessment
+    marks = [mark for mark in (_recording_mark(a),) if mark]
+    strict = opinion_markup.strict_html(opinion, a.verdict.value) if opinion is not None else None
+    verdict, action = a.verdict.value, a.recommended_action.value
+    if opinion is not None and opinion.strict is not None:
+        verdict, action = opinion.strict.verdict.value, opinion.strict.recommended_action.value
+    st.html(verdict_html(verdict, action, source=entry.label, note=entry.note, stale=stale, marks=marks,
+                         extra=strict or ""))
+    st.markdown("**Why**")
+    st.html(paragraph_html(why(a, first=1)))
+    focus = st.radio("Highlight requirement", viewmodel.focus_options(a), horizontal=True, key=f"{prefix}.focus",
+                     format_func=viewmodel.focus_label)
+    rows = requirement_rows(a.requirements)
+    if opinion is not None:
+        for row, item in zip(rows, opinion.requirements, strict=True):
+            row["badge"] = opinion_markup.badge_html(item)
+    st.html(requirements_html(rows))
+    _selected(a, focus, opinion)
+    if opinion is not None:
+        note = opinion_markup.note_html(opinion.verifier_note)
+        if note:
+            st.html(note)
+    errors = viewmodel.citation_errors_html(a.citation_errors)
+    if errors is not None:
+        st.html(errors)
+    st.html(viewmodel.reasoning_html(a.reasoning))
+    return focus
+
+
+def _recording_mark(a: AnswerabilityAssessment) -> str | None:
+    meta = a.provider_metadata
+    return meta.recording.mark if meta is not None and meta.recording is not None else None
+
+
+def _selected(a: AnswerabilityAssessment, focus: int | None, opinion: SecondOpinion | None) -> None:
+    """The chosen requirement: why it has no accepted citation, and its second opinion."""
+    if focus is None:
+        return
+    note = viewmodel.no_citation_note(focus, a.requirements[focus])
+    if note is not None:
+        st.html(notice_html("info", note))
+    if opinion is not None:
+        st.html(opinion_markup.detail_html(focus, opinion.requirements[focus], opinion.verifier_note))
+
+
+def _context(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, focus: int | None) -> None:
     a = entry.assessment
     st.markdown("**Context, exactly as the model saw it**")
-    pick, fold = st.columns([3, 1], vertical_alignment="bottom")
-    focus = pick.radio("Highlight requirement", viewmodel.focus_options(a), horizontal=True, key=f"{prefix}.focus",
-                       format_func=viewmodel.focus_label)
-    cited_only = fold.toggle("Cited lines only", key=f"{prefix}.cited_only")
-    marks = highlight(entry.context, [r.citations for r in a.requirements], only=focus)
+    cited_only = st.toggle("Cited lines only", key=f"{prefix}.cited_only", help="fold the lines without citations")
+    flagged = {index: opinion_markup.flags_by_ref_codes(item) for index, item in enumerate(opinion.requirements)} \
+        if opinion is not None else None
+    marks = highlight(entry.context, [r.citations for r in a.requirements], only=focus, flagged=flagged)
+    st.html(opinion_markup.legend_html(second_opinion=opinion is not None))
     st.html(viewmodel.context_caption_html(entry, len(marks.lines)))
     if not entry.context:
         st.html(notice_html("info", "The context is empty", "Nothing was packed, so no model was called."))
         return
     st.html(context_html(entry.context, marks, cited_only=cited_only))
-
-
-def _verdict(entry: history.Entry) -> None:
-    a = entry.assessment
-    st.html(verdict_html(a.verdict.value, a.recommended_action.value, source=entry.label, note=entry.note))
-    st.markdown("**Why**")
-    st.html(paragraph_html(why(a)))
-    st.markdown("**Requirements**")
-    st.html(requirements_html(requirement_rows(a.requirements)))
-    errors = viewmodel.citation_errors_html(a.citation_errors)
-    if errors is not None:
-        st.html(errors)
-    st.html(viewmodel.reasoning_html(a.reasoning))
 
 
 def _audit(entry: history.Entry) -> None:
@@ -193,17 +268,18 @@ def _audit(entry: history.Entry) -> None:
         st.html(hashes_html({name: getattr(a, name) for name in HASH_FIELDS}), unsafe_allow_javascript=True)
 
 
-def _downloads(prefix: str, entry: history.Entry, a: AnswerabilityAssessment) -> None:
+def _downloads(prefix: str, entry: history.Entry) -> None:
     st.markdown("**Download**")
-    files = viewmodel.downloads(a)
-    columns = st.columns(len(files))
-    for column, (label, download) in zip(columns, files, strict=True):
+    files = viewmodel.downloads(entry.assessment, entry.question, entry.answer)
+    columns = [column for _ in range(0, len(files), 2) for column in st.columns(2)]  # two a row: labels fit
+    for column, (label, download) in zip(columns, files, strict=False):
         column.download_button(label, download.data, file_name=download.file_name, mime=download.mime,
                                key=f"{prefix}.download.{label}", on_click="ignore", help=download.note,
                                icon=":material/download:", width="stretch")
     # The shareable HTML report (issue 16), rendered only when pressed; the draft is the box's if it is this one's.
-    report = report_download.assessment_file(a, question=entry.question, context=entry.context, source=entry.source,
-                                             answer=st.session_state.get(f"{prefix}.answer"))
+    report = report_download.assessment_file(entry.assessment, question=entry.question, context=entry.context,
+                                             source=entry.source, answer=st.session_state.get(f"{prefix}.answer"),
+                                             opinion=entry.opinion)
     st.download_button(report_download.LABEL, report.data, file_name=report.file_name, mime=report.mime,
                        key=f"{prefix}.download.report", on_click="ignore", help=report.help,
                        icon=":material/description:", width="stretch")

@@ -1,36 +1,42 @@
 """What the Inspect page shows of a run, as data and escaped HTML (pure): the question line, the context
-caption, the audit facts, citation errors, the model's reasoning, the downloads, and the session's runs as a
-picker's labels and as a table.
+caption, the audit facts, citation errors, the model's reasoning, the downloads, the stored runs as a picker's
+labels and as a table, which inputs changed since a result (stale), and why a requirement has no accepted citation.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import pandas as pd
 
-from answerlens.assessment import AnswerabilityAssessment
+from answerlens.assessment import AnswerabilityAssessment, AnswerabilityRequirement
+from answerlens.audit import sha256_text
+from answerlens.citations import Decision
+from answerlens.explanation import reason_text
 from answerlens.ui.common import exports
 from answerlens.ui.common.exports import Download
 from answerlens.ui.common.history import Entry
-from answerlens.ui.common.markup import STYLE, esc, paragraph_html
+from answerlens.ui.common.markup import STYLE, esc, notice_html, paragraph_html, plural
+from answerlens.verdict import AnswerabilityStatus
 
 
 def asked_html(entry: Entry) -> str:
-    """The run's number, bundle, draft and time, then the question asked."""
+    """The run's number, bundle, draft, time and link, then the question asked."""
     a = entry.assessment
     answer = ""
     if a.answer_sha256 is not None:
         answer = " · with a draft answer (its claims are requirements too)"
+    link = f'<a href="?run={esc(a.evaluation_id)}" data-run-link title="a link that reopens this run">link</a>'
     return (f'{STYLE}<div class="al-muted" style="font-size:0.85rem">Run #{entry.number} · {esc(entry.source)}'
-            f"{answer} · {entry.seconds:.2f} s</div>"
+            f"{answer} · {entry.seconds:.2f} s · {link}</div>"
             f'<div style="font-size:1.05rem;margin:2px 0 6px"><strong>Question:</strong> {esc(entry.question)}</div>')
 
 
 def focus_label(requirement: int | None) -> str:
-    """The "Highlight requirement" choice: all of them, or one by its index."""
-    return "all" if requirement is None else str(requirement)
+    """The "Highlight requirement" choice: all of them, or one by its number (from 1; the data keep 0-based)."""
+    return "all" if requirement is None else str(requirement + 1)
 
 
 def focus_options(a: AnswerabilityAssessment) -> list[int | None]:
@@ -39,9 +45,8 @@ def focus_options(a: AnswerabilityAssessment) -> list[int | None]:
 
 def context_caption_html(entry: Entry, lines: int) -> str:
     """Size and hash of the context, and how to read its tints and marks."""
-    return (f'{STYLE}<div class="al-muted" style="font-size:0.78rem">{len(entry.context):,} characters · '
-            f"{lines:,} lines · context_sha256 {esc(entry.assessment.context_sha256[:16])}… · tinted lines hold "
-            "an accepted citation; dashed marks are discarded citations</div>")
+    return (f'{STYLE}<div class="al-muted" style="font-size:0.78rem">{plural(len(entry.context), "character")} · '
+            f"{plural(lines, 'line')} · context_sha256 {esc(entry.assessment.context_sha256[:16])}…</div>")
 
 
 def citation_errors_html(errors: tuple[str, ...]) -> str | None:
@@ -68,7 +73,7 @@ def audit_facts(a: AnswerabilityAssessment, label: str) -> list[tuple[str, Any]]
         if meta.recording is not None:
             facts.append(("recording", meta.recording.note))
         if meta.latency_ms is not None:
-            facts.append(("latency", f"{meta.latency_ms:,.0f} ms, {meta.attempts} attempt(s)"))
+            facts.append(("latency", f"{meta.latency_ms:,.0f} ms, {plural(meta.attempts, 'attempt')}"))
         if meta.prompt_tokens is not None or meta.completion_tokens is not None:
             facts.append(("tokens", f"prompt {meta.prompt_tokens}, completion {meta.completion_tokens}"))
         if meta.finish_reason:
@@ -76,17 +81,23 @@ def audit_facts(a: AnswerabilityAssessment, label: str) -> list[tuple[str, Any]]
     return facts
 
 
-def downloads(a: AnswerabilityAssessment) -> list[tuple[str, Download]]:
-    """The download buttons, by label: the assessment, its requirements, and the raw reply when there is one."""
+def downloads(a: AnswerabilityAssessment, question: str | None = None,
+              answer: str | None = None) -> list[tuple[str, Download]]:
+    """The download buttons, by label: the assessment, its requirements, and, when there is a reply, the raw reply
+    and (given the question) a recording bound to its inputs, which replays only for them."""
     files = [("Assessment", exports.assessment_json(a)), ("Requirements", exports.requirements_csv(a))]
     raw = exports.raw_reply(a)
     if raw is not None:
         files.append(("Raw reply", raw))
+    if question is not None:
+        recording = exports.recording_json(a, question, answer)
+        if recording is not None:
+            files.append(("Recording", recording))
     return files
 
 
 def history_label(count: int) -> str:
-    return f"Session history ({count} run{'s' if count != 1 else ''})"
+    return f"History ({plural(count, 'run')})"
 
 
 def history_titles(entries: list[Entry]) -> dict[int, str]:
@@ -95,13 +106,84 @@ def history_titles(entries: list[Entry]) -> dict[int, str]:
 
 
 HISTORY_COLUMNS = ("run", "time", "verdict", "action", "question", "bundle", "source", "requirements", "seconds",
-                   "evaluation_id")
+                   "evaluation_id", "link")
 
 
 def history_frame(entries: list[Entry]) -> pd.DataFrame:
-    """Every run of the session, newest first, one row each (the time is local, as in the titles)."""
-    rows = [[entry.number, datetime.fromtimestamp(entry.created), entry.assessment.verdict.value,
-             entry.assessment.recommended_action.value, entry.question, entry.source, entry.label,
-             len(entry.assessment.requirements), entry.seconds, entry.assessment.evaluation_id]
+    """Every stored run, newest first, one row each (the time is local, as in the titles; no assessment is read)."""
+    rows = [[entry.number, datetime.fromtimestamp(entry.created), entry.run.verdict, entry.run.action,
+             entry.question, entry.source, entry.label, entry.run.requirements, entry.seconds, entry.evaluation_id,
+             f"?run={entry.evaluation_id}"]
             for entry in reversed(entries)]
     return pd.DataFrame(rows, columns=list(HISTORY_COLUMNS))
+
+
+def unknown_run_html(evaluation_id: str, where: str) -> str:
+    """A deep link to a run that is not stored here."""
+    return notice_html("warning", "No stored run has this link", f"?run={evaluation_id} is not in the run store "
+                       f"at {where}: it was cleared, dropped as the oldest past the cap, or made on another machine.",
+                       remedy="assess it again (the same inputs give the same evaluation_id), or pick a run below")
+
+
+# --- which inputs changed since a result ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a result depends on, as shown on the page: hashes of the question and draft, the bundle's exact
+    context, and the endpoint (settings and recording, never the key)."""
+
+    question: str | None
+    draft: str | None
+    bundle: str | None
+    endpoint: str
+
+
+def inputs_of(question: str | None, answer: str | None, context_sha256: str | None, endpoint: str) -> Inputs:
+    """The inputs on the page now (None for a missing bundle or question)."""
+    draft = answer.strip() if answer is not None and answer.strip() else None
+    return Inputs(sha256_text(question.strip()) if question is not None else None,
+                  sha256_text(draft) if draft is not None else None, context_sha256, endpoint)
+
+
+def inputs_answered(a: AnswerabilityAssessment, endpoint: str) -> Inputs:
+    """The inputs an assessment answered, from its own hashes (a draft-less one has ``answer_sha256`` None)."""
+    return Inputs(a.query_sha256, a.answer_sha256, a.context_sha256, endpoint)
+
+
+def changed(then: Inputs, now: Inputs) -> tuple[str, ...]:
+    """The inputs that differ, by name: question, draft, bundle, endpoint."""
+    names = ("question", "draft", "bundle", "endpoint")
+    return tuple(name for name, old, new in zip(names, _fields(then), _fields(now), strict=True) if old != new)
+
+
+def _fields(inputs: Inputs) -> tuple[str | None, ...]:
+    return (inputs.question, inputs.draft, inputs.bundle, inputs.endpoint)
+
+
+def stale_html(changes: tuple[str, ...]) -> str:
+    """The banner over a result whose inputs changed since it was produced or opened."""
+    return (f'{STYLE}<div class="al-notice" data-stale-banner="true" role="status" '
+            'style="border-left-color:var(--al-edge-partial);background-color:var(--al-soft-partial)">'
+            f"<strong>Inputs changed since this result — run again.</strong> Changed: {esc(', '.join(changes))}. "
+            "The verdict below belongs to the earlier inputs.</div>")
+
+
+# --- a requirement without accepted citations ---------------------------------------------------------
+
+
+def no_citation_note(index: int, requirement: AnswerabilityRequirement) -> str | None:
+    """Why a requirement has no accepted citation, from its data (None when it has one)."""
+    accepted = [c for c in requirement.citations if c.decision == Decision.ACCEPTED] or requirement.evidence_refs
+    if accepted:
+        return None
+    cited = [f"{c.normalized or repr(c.token)} ({reason_text(c)})" for c in requirement.citations]
+    tokens = f"it cited {', '.join(cited)}" if cited else "it cited nothing"
+    claimed = requirement.claimed_status
+    who = f"Requirement {index + 1} has no accepted citation"
+    if claimed is not None and claimed != requirement.status:
+        needed = 2 if claimed == AnswerabilityStatus.CONFLICTING else 1
+        return (f"{who} — status downgraded to {requirement.status.value} because the model claimed it "
+                f"{claimed.value}, which needs {plural(needed, 'valid citation')}, and {tokens}.")
+    return f"{who} — the model marked it {requirement.status.value}, and {tokens}; its explanation: " \
+           f"“{requirement.explanation}”"

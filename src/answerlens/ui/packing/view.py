@@ -10,7 +10,7 @@ import streamlit as st
 from answerlens.prompts import RawAssessment
 from answerlens.records import MemoryBundle
 from answerlens.ui.common import history, sources
-from answerlens.ui.common.markup import STYLE, esc, notice_html
+from answerlens.ui.common.markup import STYLE, esc, notice_html, plain, plural
 from answerlens.ui.common.sources import Source
 from answerlens.ui.packing.viewmodel import (
     Rendering,
@@ -43,7 +43,8 @@ def _budget_line(rendering: Rendering, budget: int) -> None:
     if cut is None:
         return
     if cut.fits:
-        text = f"a budget of {budget:,} tokens holds all {cut.records} records"
+        every = "the" if cut.records == 1 else "all"
+        text = f"a budget of {budget:,} tokens holds {every} {plural(cut.records, 'record')}"
     else:
         text = (f"a budget of {budget:,} tokens ends after record {cut.kept} of {cut.records} "
                 f"({cut.kept_tokens:,} tokens); cut here: {_clip(cut.first_cut or '')}")
@@ -64,7 +65,8 @@ def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
     counts = counts_text(rendering, bundle)
     st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-counts="{rendering.format.key}">'
             f"{esc(counts)}</div>")
-    st.code(rendering.text or " ", language=None, wrap_lines=True, height=420)
+    # st.code shows text as it is: invisible and reordering characters are shown as their codes, like everywhere.
+    st.code(plain(rendering.text) or " ", language=None, wrap_lines=True, height=420)
     if rendering.problem is not None:
         st.html(notice_html("error", "Cannot be assessed", rendering.problem, rendering.fix))
     else:
@@ -83,14 +85,14 @@ def reply_picker(prefix: str, source: Source) -> tuple[RawAssessment | None, str
     options = []
     if source.recorded_reply is not None:
         options.append("The sample's recorded reply")
-    runs = [entry for entry in history.entries(st.session_state) if entry.assessment.raw_output is not None]
+    runs = [entry for entry in history.entries(st.session_state) if entry.run.has_reply]
     if runs:
-        options.append("A run from this session")
+        options.append("A stored run")
     options.append("Upload a raw reply or an assessment")
     kind = st.radio("Reply", options, horizontal=True, key=f"{prefix}.reply_kind")
     if kind == "The sample's recorded reply":
         return _parsed(source.recorded_reply, "the sample's recorded reply")
-    if kind == "A run from this session":
+    if kind == "A stored run":
         titles = {entry.number: entry.title for entry in runs}
         number = st.selectbox("Run", list(reversed(titles)), format_func=titles.__getitem__, key=f"{prefix}.run")
         entry = history.find(st.session_state, number)

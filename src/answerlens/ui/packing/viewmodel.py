@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from answerlens.citations import Decision, check_requirement, label_sites, valid_references
 from answerlens.errors import describe_validation
 from answerlens.prompts import RawAssessment
+from answerlens.recording import looks_like_bundle
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.render import render_bundle
 from answerlens.tokens import token_count
@@ -203,8 +204,11 @@ def reply_from(data: Any) -> RawAssessment:
     """A raw reply from a raw reply, an answerlens assessment (its ``raw_output``), or a PRME assessment.
 
     A PRME assessment keeps only accepted refs and final statuses, so it is reconstructed from those.
-    Raises ``ValueError`` when the data is none of these.
+    Raises ``ValueError`` when the data is none of these (saying so when it is a bundle or sample file).
     """
+    if looks_like_bundle(data):
+        raise ValueError("this is a bundle (or sample) file, not a reply: load it above as the bundle, and give the "
+                         "model's raw reply or an assessment here")
     if isinstance(data, dict) and isinstance(data.get("raw_output"), dict):
         data = data["raw_output"]
     elif isinstance(data, dict) and "verdict" in data and isinstance(data.get("requirements"), list):
@@ -284,13 +288,15 @@ def _checks(rendering: Rendering, reply: RawAssessment) -> list[Any] | None:
 
 
 def matrix_html(renderings: list[Rendering], reply: RawAssessment) -> str:
-    """The matrix as a table: one row per cited token, one outcome cell per format, then each format's verdict."""
+    """The matrix as a table: one row per cited token (requirements numbered from 1, ``data-requirement`` keeps the
+    0-based index), one outcome cell per format, then each format's verdict; it scrolls sideways on a phone."""
     rows, verdicts = citation_matrix(renderings, reply)
     keys = [r.format.key for r in renderings]
     head = ["#", "requirement", "claimed", "cited token", *(r.format.label for r in renderings)]
     body = []
     for row in rows:
-        cells = [cell(row["requirement"]), cell(row["text"]), cell(row["claimed"]), cell(row["token"])]
+        cells = [cell(row["requirement"] + 1, f'data-requirement="{row["requirement"]}"'), cell(row["text"]),
+                 cell(row["claimed"]), cell(row["token"])]
         for key in keys:
             outcome = row[key]
             cells.append(outcome_cell(outcome.text, outcome.accepted,
@@ -299,4 +305,4 @@ def matrix_html(renderings: list[Rendering], reply: RawAssessment) -> str:
     verdict_cells = [cell(""), cell("verdict under this format"), cell(""), cell("")]
     verdict_cells += [cell(verdicts[key], f'data-format-verdict="{key}"') for key in keys]
     body.append("".join(verdict_cells))
-    return table_html(head, body)
+    return f'<div class="al-scroll">{table_html(head, body)}</div>'

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 from answerlens.second_opinion.counts import VERIFIER_DISAGREES, OpinionCounts
+from answerlens.ui.common.markup import plain
 from answerlens.ui.trials.viewmodel import ACTIONS, ERROR, QuestionRow, SampleRef
 
 OUTCOME_COLOURS = {
@@ -40,6 +41,21 @@ def _layout(figure: go.Figure, *, title: str, height: int, axis_px: int = 0, sub
                          margin={"l": 10, "r": 10, "t": 60, "b": LEGEND_PX + axis_px},
                          legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
                          plot_bgcolor="rgba(0,0,0,0)")
+    return plain_labels(figure)
+
+
+def plain_labels(figure: go.Figure) -> go.Figure:
+    """Category labels from a dataset (question ids …) with invisible and reordering characters shown as their
+    codes, as every other text on the page (``markup.plain``); the traces' ``customdata`` keeps the raw keys."""
+    for trace in figure.data:
+        for axis in ("x", "y"):
+            values = getattr(trace, axis, None)
+            if values is not None and any(isinstance(value, str) for value in values):
+                trace.update({axis: [plain(value) if isinstance(value, str) else value for value in values]})
+    for axis in ("xaxis", "yaxis"):
+        order = figure.layout[axis].categoryarray
+        if order is not None:
+            figure.layout[axis].categoryarray = [plain(value) if isinstance(value, str) else value for value in order]
     return figure
 
 

@@ -19,6 +19,7 @@ from answerlens.ui.common.markup import (
     facts_html,
     hashes_html,
     notice_html,
+    plain,
     table_html,
     verdict_html,
 )
@@ -46,7 +47,7 @@ def sample(prefix: str, shown: Shown, refs: list[SampleRef], samples_dir: Path, 
     if st.session_state.get(f"{prefix}.sample") not in by_key:
         st.session_state.pop(f"{prefix}.sample", None)
     key = st.selectbox(f"Sample ({len(refs)}; or click a square above)", list(by_key),
-                       format_func=lambda k: by_key[k].title, key=f"{prefix}.sample")
+                       format_func=lambda k: plain(by_key[k].title), key=f"{prefix}.sample")
     if key is None:
         return
     ref = by_key[key]

@@ -1,0 +1,105 @@
+"""The run store: one SQLite file in the user's data folder, one run per evaluation_id, capped, cleared."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from answerlens.ui.common.runs import DATA_DIR_ENV, FILE_NAME, RunStore, data_dir, default_path
+from tests.ui.conftest import recorded, sample
+
+
+def keep(store: RunStore, stem: str = "speech_act_eslint", **extra: object) -> int:
+    found = sample(stem)
+    fields: dict = {"assessment": recorded(stem), "question": found.question, "context": found.load().exact_context,
+                    "source": found.title, "label": "recorded response", **extra}
+    return store.add(**fields)
+
+
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        pytest.param({DATA_DIR_ENV: "/data/al", "XDG_DATA_HOME": "/xdg", "HOME": "/home/u"}, "/data/al", id="own"),
+        pytest.param({"XDG_DATA_HOME": "/xdg", "HOME": "/home/u"}, "/xdg/answerlens", id="xdg"),
+        pytest.param({"HOME": "/home/u"}, "/home/u/.local/share/answerlens", id="home"),
+    ],
+)
+def test_the_data_folder_follows_the_documented_order(env: dict, expected: str) -> None:
+    assert data_dir(env) == Path(expected) and default_path(env) == Path(expected) / FILE_NAME
+
+
+def test_a_run_is_stored_with_its_inputs_and_read_back(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "sub" / "runs.sqlite3")
+    number = keep(store, answer="a draft", source_name="speech_act_eslint.json", note="n", seconds=1.5)
+    (run,) = store.runs()
+    found = sample("speech_act_eslint")
+    assert (run.number, run.question, run.answer, run.source, run.source_name) == (
+        number, found.question, "a draft", found.title, "speech_act_eslint.json")
+    assert (run.verdict, run.action, run.requirements, run.has_reply, run.seconds) == (
+        "insufficient", "abstain", len(recorded("speech_act_eslint").requirements), True, 1.5)
+    assert store.assessment(number) == recorded("speech_act_eslint")
+    assert store.context(number) == found.load().exact_context and store.opinion(number) is None
+    assert store.by_id(run.evaluation_id) == run and store.find(number + 1) is None
+
+
+def test_the_same_evaluation_id_is_one_run_and_the_latest_wins(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite3")
+    first = keep(store, label="older")
+    second = keep(store, label="newer")
+    assert second > first and [(r.number, r.label) for r in store.runs()] == [(second, "newer")]
+
+
+def test_the_oldest_runs_are_dropped_past_the_run_cap(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite3", max_runs=2)
+    for stem in ("speech_act_eslint", "conflicting_deploy_freeze", "answerable_billing_database"):
+        keep(store, stem)
+    assert [r.verdict for r in store.runs()] == ["conflicting", "answerable"]
+
+
+def test_the_oldest_runs_are_dropped_past_the_size_cap(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite3")
+    keep(store, "speech_act_eslint")
+    keep(store, "conflicting_deploy_freeze")
+    store.max_bytes = store.stored_bytes() + 10  # both fit; a third does not
+    keep(store, "answerable_billing_database")
+    kept = [r.verdict for r in store.runs()]
+    assert kept[-1] == "answerable" and "insufficient" not in kept and store.stored_bytes() <= store.max_bytes
+
+
+def test_a_run_bigger_than_the_size_cap_is_not_kept(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite3", max_bytes=10)
+    keep(store)
+    assert store.runs() == []
+
+
+def test_clear_keeps_numbers_increasing(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite3")
+    first = keep(store)
+    store.clear()
+    assert store.runs() == [] and store.stored_bytes() == 0
+    assert keep(store) > first
+
+
+def test_runs_survive_a_new_store_object_on_the_same_file(tmp_path: Path) -> None:
+    keep(RunStore(tmp_path / "runs.sqlite3"))
+    assert len(RunStore(tmp_path / "runs.sqlite3").runs()) == 1
+
+
+def test_reading_an_unknown_run_is_a_key_error(tmp_path: Path) -> None:
+    with pytest.raises(KeyError, match="no run #7"):
+        RunStore(tmp_path / "runs.sqlite3").assessment(7)
+
+
+def test_a_store_is_usable_from_several_threads(tmp_path: Path) -> None:
+    store = RunStore(tmp_path / "runs.sqlite3")
+    stems = ["speech_act_eslint", "conflicting_deploy_freeze", "answerable_billing_database"]
+    for stem in stems:
+        recorded(stem)  # warm the cache outside the threads
+    threads = [threading.Thread(target=keep, args=(store, stem)) for stem in stems]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(r.verdict for r in store.runs()) == ["answerable", "conflicting", "insufficient"]
