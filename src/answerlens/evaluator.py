@@ -28,6 +28,9 @@ class AnswerabilityEvaluator:
     """Reusable client for cited, set-level answerability checks; one ``httpx.AsyncClient`` per instance.
 
     ``recording`` feeds the ``replay`` provider; ``transport`` is handed to httpx (benchmarks use it).
+    ``base_url`` sends the requests to a replica of the configured server instead: the assessment's
+    ``configuration_sha256`` stays the configuration's, and ``provider_metadata.base_url`` records where the
+    request went. ``connections`` keeps that many connections open (a trial's concurrency).
     """
 
     def __init__(
@@ -36,10 +39,15 @@ class AnswerabilityEvaluator:
         *,
         recording: Recording | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        base_url: str | None = None,
+        connections: int | None = None,
     ) -> None:
         self.config = config if config is not None else AnswerabilityConfig()
+        self._wire = self.config.model_copy(update={"base_url": base_url}) if base_url else self.config
+        """What requests are sent with: the configuration, or the same with the replica's URL."""
         self._recording = recording
         self._transport = transport
+        self._connections = connections
         self._client: httpx.AsyncClient | None = None
         self._engine: Engine | None = None
 
@@ -48,11 +56,12 @@ class AnswerabilityEvaluator:
 
     def _ensure_engine(self) -> Engine:
         if self._client is None:
-            self._client = make_client(self.config, client_timeout(self.config), self._transport)
+            self._client = make_client(self._wire, client_timeout(self._wire), self._transport,
+                                       connections=self._connections)
         if self._engine is None:
             # The engine lives as long as the client: it remembers what the server rejected (think,
             # json_schema) so later calls do not pay for the same refusal again.
-            self._engine = make_engine(self.config, self._client, failures_for(self.config), self._recording)
+            self._engine = make_engine(self._wire, self._client, failures_for(self._wire), self._recording)
         return self._engine
 
     async def assess(self, query: str, bundle: Any, *, answer: str | None = None) -> AnswerabilityAssessment:
@@ -70,7 +79,7 @@ class AnswerabilityEvaluator:
         prompt = prompt_for(self.config.prompt)
         reply = await request_raw_assessment(
             engine,
-            failures_for(self.config),
+            failures_for(self._wire),
             prompt.system,
             prompt.user_message(inputs.query, inputs.context, inputs.answer),
             max_retries=self.config.max_retries,

@@ -288,15 +288,21 @@ def client_timeout(config: AnswerabilityConfig) -> httpx.Timeout:
 
 
 def make_client(config: AnswerabilityConfig, timeout: float | httpx.Timeout,
-                transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
+                transport: httpx.AsyncBaseTransport | None = None, *,
+                connections: int | None = None) -> httpx.AsyncClient:
     """The httpx client for one configured server.
 
     A loopback server is reached directly: an ``HTTP_PROXY`` from the environment must not carry requests for a
     local Ollama to a proxy that cannot see it. The TLS context is built once per process, because building it
     costs tens of milliseconds and preflight makes a client per call.
+
+    ``connections`` is how many requests may be in flight at once (a trial's concurrency): the pool keeps that
+    many connections open, where httpx's default keeps 20 alive and closes the rest after every request.
     """
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections) \
+        if connections is not None else httpx.Limits(max_connections=100, max_keepalive_connections=20)
     return httpx.AsyncClient(timeout=timeout, transport=transport, verify=_ssl_context(), follow_redirects=False,
-                             trust_env=not _is_loopback(config.effective_base_url))
+                             trust_env=not _is_loopback(config.effective_base_url), limits=limits)
 
 
 @functools.cache

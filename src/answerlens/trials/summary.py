@@ -14,6 +14,7 @@ from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
 
 from answerlens.errors import DatasetError
 from answerlens.trials.log import STRICT, AnswerLabel, AnySample, QuestionLabel
+from answerlens.trials.opinions import SecondOpinionSummary, summarize_opinions
 from answerlens.verdict import AnswerabilityAction, AnswerabilityStatus, AnswerabilityVerdict
 
 Action = AnswerabilityAction
@@ -170,12 +171,16 @@ class TrialSummary(BaseModel):
     error_samples: int
     errors: tuple[ErrorEntry, ...]
     requirement_agreement: RequirementAgreement
+    second_opinion: SecondOpinionSummary | None = None
+    """Ours, runs with ``--second-opinion`` only: requirements flagged, verifier agreement, unsafe answers the
+    second opinion would have caught; left out of the file otherwise."""
 
     @model_serializer(mode="wrap")
     def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if self.draft_answers is None:
-            data.pop("draft_answers")
+        for name in ("draft_answers", "second_opinion"):
+            if data.get(name) is None:
+                data.pop(name, None)
         return data
 
     @property
@@ -230,6 +235,7 @@ def summarize(samples: Iterable[AnySample], *, drafts: bool = False) -> TrialSum
         error_samples=len(errors),
         errors=errors,
         requirement_agreement=requirement_agreement(by_question),
+        second_opinion=summarize_opinions(ordered),
     )
 
 
