@@ -1,7 +1,9 @@
 """A trial running in a background thread, so the page can poll its progress and cancel it (no streamlit).
 
 The thread owns its own event loop (``asyncio.run``); the page only reads ``progress`` and ``outcome``, and sets
-``cancel``. Cancelling lets in-flight samples finish and keeps every saved sample; rerunning resumes.
+``cancel``. Cancelling lets in-flight samples finish and keeps every saved sample; rerunning resumes. The run
+goes through ``run_trial``, so through the run folder's lock: a folder the CLI (or another tab) is writing to is
+refused with the holder's pid and start time.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from answerlens.config import AnswerabilityConfig
-from answerlens.errors import AnswerlensError, DatasetError, TrialError
+from answerlens.errors import AnswerabilityError, AnswerlensError, DatasetError, TrialError, TrialLockError
+from answerlens.trials import limits
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.runner import Progress, TrialOutcome, run_trial
 from answerlens.ui.common.runner import Failure
@@ -68,9 +71,23 @@ class TrialJob:
 
     def _run(self) -> None:
         try:
+            limits.check_counts(repeats=self.repeats, concurrency=self.concurrency)
+            limits.check_samples(len(self.dataset.cases), self.repeats)
+        except TrialError as exc:
+            self._fail(Failure("The trial settings are out of bounds", str(exc), "lower the repeats or the "
+                               "concurrency", "settings"))
+            return
+        try:
             self.outcome = asyncio.run(run_trial(
                 self.dataset, self.config, repeats=self.repeats, out=self.out, concurrency=self.concurrency,
                 progress=self._record, cancel=self.cancel))
+        except TrialLockError as exc:
+            # Another run (the CLI, or another browser tab) holds the folder's lock.
+            self.failure = Failure("Another run is writing to this output directory", str(exc),
+                                   "wait for it to finish, or choose another output directory", "trial")
+        except AnswerabilityError as exc:  # the preflight refused the endpoint: nothing was run
+            self.failure = Failure("The endpoint cannot serve this trial", str(exc),
+                                   exc.remedy or "check the endpoint and the model, then run again", "endpoint")
         except TrialError as exc:
             self.failure = Failure("The trial cannot run in this output directory", str(exc),
                                    "choose a fresh output directory, or open this one under “Open a result”",
@@ -89,6 +106,12 @@ class TrialJob:
             with self._changed:
                 self.finished = time.monotonic()
                 self._changed.notify_all()
+
+    def _fail(self, failure: Failure) -> None:
+        with self._changed:
+            self.failure = failure
+            self.finished = time.monotonic()
+            self._changed.notify_all()
 
     def _record(self, progress: Progress) -> None:
         with self._changed:
