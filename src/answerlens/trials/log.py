@@ -10,17 +10,7 @@ import json
 from enum import StrEnum
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Discriminator,
-    Field,
-    SerializerFunctionWrapHandler,
-    Tag,
-    ValidationError,
-    model_serializer,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, model_validator
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.errors import DatasetError, describe_validation
@@ -99,7 +89,7 @@ class TrialSample(BaseModel):
     latency_ms: float
     assessment: AnswerabilityAssessment | None
     error: SampleError | None
-    second_opinion: SecondOpinion | None = None
+    second_opinion: SecondOpinion | None = Field(default=None, exclude_if=lambda value: value is None)
     """Ours (``trial --second-opinion``): the second opinion on the assessment, beside it and never inside its
     hashed fields; left out of the file when absent, so samples written without one keep their exact bytes."""
 
@@ -110,13 +100,6 @@ class TrialSample(BaseModel):
         if self.second_opinion is not None and self.assessment is None:
             raise ValueError("only an assessed sample carries a second opinion")
         return self
-
-    @model_serializer(mode="wrap")
-    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if self.second_opinion is None:
-            data.pop("second_opinion")
-        return data
 
     @property
     def outcome(self) -> AnswerabilityAssessment | SampleError:

@@ -9,13 +9,16 @@ with ``--second-opinion``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from answerlens.assessment import AnswerabilityAssessment
-from answerlens.second_opinion.counts import VERIFIER_DISAGREES, Label, count_opinions
-from answerlens.second_opinion.models import SecondOpinion
 from answerlens.trials.log import STRICT, TrialSample
+
+if TYPE_CHECKING:
+    from answerlens.assessment import AnswerabilityAssessment
+    from answerlens.second_opinion.counts import Label
+    from answerlens.second_opinion.models import SecondOpinion
 
 
 class SecondOpinionSummary(BaseModel):
@@ -60,6 +63,8 @@ def summarize_opinions(samples: Iterable[object]) -> SecondOpinionSummary | None
                and sample.assessment is not None]
     if not triples:
         return None
+    from answerlens.second_opinion.counts import count_opinions  # flags and badges: only runs that have opinions
+
     counts = count_opinions(triples)
     data = counts.model_dump(exclude={"verifier_agreement_rate"})
     rate = counts.verifier_agreement_rate
@@ -82,6 +87,8 @@ def catch_rows(summary: SecondOpinionSummary | None) -> tuple[CatchRow, ...]:
     """Per reason, caught unsafe answers and false alarms, the most catching first (empty without an opinion)."""
     if summary is None:
         return ()
+    from answerlens.second_opinion.counts import VERIFIER_DISAGREES
+
     reasons = sorted(set(summary.caught_by) | set(summary.false_alarms_by),
                      key=lambda reason: (-summary.caught_by.get(reason, 0), reason != VERIFIER_DISAGREES, reason))
     return tuple(CatchRow(reason=reason, unsafe_caught=summary.caught_by.get(reason, 0),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, SerializerFunctionWrapHandler, field_serializer, model_serializer, model_validator
+from pydantic import BaseModel, Field, field_serializer, model_validator
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.trials.gates import GateReport
@@ -18,13 +18,10 @@ from answerlens.trials.shard import Shard
 from answerlens.trials.summary import TrialSummary
 
 
-def _omit_defaults(data: dict[str, Any], **defaults: Any) -> dict[str, Any]:
-    """Fields answerlens added later are left out of a file while they hold their default, so files written
-    before them (and runs that do not use them) keep their exact bytes."""
-    for name, default in defaults.items():
-        if data.get(name) == default:
-            data.pop(name, None)
-    return data
+def _absent(value: Any) -> bool:
+    """Fields answerlens added later are left out of a file while they hold their default (``exclude_if``, in
+    the compiled serializer), so files written before them, and runs that do not use them, keep their bytes."""
+    return value is None or value is False
 
 
 class RunIdentity(BaseModel):
@@ -60,18 +57,14 @@ class RunManifest(BaseModel):
     configuration_sha256: str
     prompt_version: str
     prompt_sha256: str
-    shard: Shard | None = None
+    shard: Shard | None = Field(default=None, exclude_if=_absent)
     """A sharded run's shard (without its case list); left out of the file otherwise."""
-    second_opinion: bool = False
+    second_opinion: bool = Field(default=False, exclude_if=_absent)
     """Whether every assessed sample carries a second opinion; left out of the file when not."""
 
     @field_serializer("configuration")
     def _public(self, config: AnswerabilityConfig) -> dict[str, Any]:
         return config.public_dump()
-
-    @model_serializer(mode="wrap")
-    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        return _omit_defaults(handler(self), shard=None, second_opinion=False)
 
     @property
     def identity(self) -> RunIdentity:
@@ -177,17 +170,13 @@ class TrialResult(BaseModel):
     samples: tuple[AnySample, ...]
     upstream: UpstreamRun | None = None
     """Upstream results only; never part of ``result.json``."""
-    shard: Shard | None = None
+    shard: Shard | None = Field(default=None, exclude_if=_absent)
     """Ours, sharded runs only (with every case id in the dataset's order, for ``trial-merge``); left out of the
     file otherwise, so a merged result is byte for byte what one machine would have written."""
 
     @field_serializer("configuration")
     def _public(self, config: AnswerabilityConfig | None) -> dict[str, Any] | None:
         return config.public_dump() if config is not None else None
-
-    @model_serializer(mode="wrap")
-    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        return _omit_defaults(handler(self), shard=None)
 
     @field_serializer("finished_at")
     def _iso(self, value: datetime | None) -> str | None:

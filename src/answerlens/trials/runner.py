@@ -16,13 +16,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from answerlens.assessment import AnswerabilityAssessment
-from answerlens.claims.verifier import ClaimVerifier
 from answerlens.config import AnswerabilityConfig, EvidencePolicy
 from answerlens.errors import AnswerabilityError, TrialError
 from answerlens.evaluator import AnswerabilityEvaluator
-from answerlens.second_opinion.models import SecondOpinion
 from answerlens.trials import folder, limits
 from answerlens.trials.assemble import assemble, dataset_record, question_records
 from answerlens.trials.dataset import Dataset, LoadedCase
@@ -35,6 +34,10 @@ from answerlens.trials.preflight import check_endpoints
 from answerlens.trials.result import RunIdentity, TrialResult
 from answerlens.trials.shard import Shard
 from answerlens.trials.writer import SampleWriter
+
+if TYPE_CHECKING:  # a run without a second opinion never imports the claim verifier
+    from answerlens.claims.verifier import ClaimVerifier
+    from answerlens.second_opinion.models import SecondOpinion
 
 
 @dataclass(frozen=True)

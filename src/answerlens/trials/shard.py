@@ -9,9 +9,8 @@ repeat numbers and N: never on the dataset's order, the machine or the Python ve
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
-from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from answerlens.audit import canonical_json
 from answerlens.trials.log import STRICT
@@ -36,20 +35,13 @@ class Shard(BaseModel):
 
     index: int = Field(ge=1)
     count: int = Field(ge=1, le=MAX_SHARDS)
-    cases: tuple[str, ...] | None = None
+    cases: tuple[str, ...] | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @model_validator(mode="after")
     def _index_within(self) -> Shard:
         if self.index > self.count:
             raise ValueError(f"shard {self.index}/{self.count}: the shard number must be at most {self.count}")
         return self
-
-    @model_serializer(mode="wrap")
-    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if self.cases is None:
-            data.pop("cases")
-        return data
 
     @classmethod
     def parse(cls, text: str) -> Shard:
