@@ -73,3 +73,16 @@ def test_identical_errors_are_grouped_with_a_count_largest_first() -> None:
                            entry("b", 1, "timeout", "slow"), entry("c", 0, "schema", "other")])
     assert [(group.kind, group.message, group.count, group.first_question_id) for group in groups] == [
         ("timeout", "slow", 2, "b"), ("schema", "bad", 1, "a"), ("schema", "other", 1, "c")]
+
+
+def test_the_cli_says_why_it_stopped_early_in_one_line_and_exits_3(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from answerlens.cli import main
+
+    path = write_dataset(tmp_path / "cases.json", question_cases())
+    code = main(["trial", str(path), "--repeats", "2", "--out", str(tmp_path / "run"), "--provider", "openai",
+                 "--model", "oracle", "--base-url", closed_port(), "--no-preflight", "--concurrency", "1"])
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("answerlens:")]
+    assert code == 3 and len(lines) == 1
+    assert "stopped early: the first 5 calls all failed with connection_refused" in lines[0]
+    assert "rerun the same command to resume" in lines[0]
+    assert not (tmp_path / "run" / "result.json").exists()

@@ -54,3 +54,30 @@ def test_a_failure_is_a_message_never_a_traceback(tmp_path: Path) -> None:
     assert other.outcome is None and other.failure is not None
     assert other.failure.title == "The trial cannot run in this output directory"
     assert "different dataset" in other.failure.message and "fresh output directory" in other.failure.remedy
+
+
+def test_a_folder_another_runner_holds_is_refused_with_its_pid(tmp_path: Path) -> None:
+    import os
+
+    from answerlens.trials.lock import RunLock
+
+    with oracle_server({}) as server, RunLock(tmp_path / "run"):
+        job = trial_job.start(dataset(tmp_path), config(server.base_url), out=tmp_path / "run", repeats=1,
+                              concurrency=1)
+        assert job.wait(30)
+        assert sum(server.requests.values()) == 0
+    assert job.outcome is None and job.failure is not None
+    assert job.failure.title == "Another run is writing to this output directory"
+    assert f"pid {os.getpid()}" in job.failure.message
+
+
+def test_an_endpoint_that_is_not_there_is_refused_before_any_sample(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    job = trial_job.start(dataset(tmp_path), config(url), out=tmp_path / "run", repeats=1, concurrency=1)
+    assert job.wait(30) and job.failure is not None
+    assert job.failure.title == "The endpoint cannot serve this trial"
+    assert "not reachable" in job.failure.message
