@@ -210,10 +210,16 @@ class _Run:
                 self._saving.add(task)
                 task.add_done_callback(self._saving.discard)
 
+        workers = [asyncio.create_task(worker()) for _ in range(min(pool.capacity, len(self.plan.todo)))]
         try:
-            await asyncio.gather(*(worker() for _ in range(min(pool.capacity, len(self.plan.todo)))))
+            await asyncio.gather(*workers)
+        except BaseException:
+            for task in workers:  # an unexpected failure stops every worker, not just the one that met it
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            raise
         finally:
-            await asyncio.gather(*list(self._saving))
+            await asyncio.gather(*list(self._saving))  # a failed write (disk full …) is raised here
 
     async def _sample(self, pool: EndpointPool, item: LoadedCase, repeat: int) -> TrialSample:
         began = time.monotonic()
@@ -253,7 +259,11 @@ class _Run:
                                         policy=self.plan.identity.configuration.evidence_policy)
 
     async def _save(self, writer: SampleWriter, sample: TrialSample) -> None:
-        await writer.save(self.plan.samples_dir / folder.sample_filename(sample.case_id, sample.repeat), sample)
+        try:
+            await writer.save(self.plan.samples_dir / folder.sample_filename(sample.case_id, sample.repeat), sample)
+        except OSError:
+            self._halt = True  # no new requests once samples can no longer be kept
+            raise
         self.finished[(sample.case_id, sample.repeat)] = sample
         if self.policy.progress is not None:
             status = (f"error ({sample.error.kind})" if sample.error is not None
