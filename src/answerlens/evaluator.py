@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -9,6 +10,7 @@ import httpx
 
 from answerlens.assessment import (
     AnswerabilityAssessment,
+    AssessmentInputs,
     PromptIdentity,
     ProviderMetadata,
     derive,
@@ -16,7 +18,7 @@ from answerlens.assessment import (
 )
 from answerlens.config import AnswerabilityConfig
 from answerlens.loading import load_bundle
-from answerlens.prompts import NO_EVIDENCE_RAW, prompt_for
+from answerlens.prompts import NO_EVIDENCE_RAW, RawAssessment, prompt_for
 from answerlens.providers.ask import RawReply, make_engine, request_raw_assessment
 from answerlens.providers.engine import Engine
 from answerlens.providers.http import client_timeout, failures_for, make_client
@@ -71,10 +73,15 @@ class AnswerabilityEvaluator:
         Provider, timeout, transport and schema failures raise ``AnswerabilityError``; a reader bundle
         packed without citations raises ``ValueError``; a bad bundle raises ``BundleError``.
         """
+        return (await self.ask(query, bundle, answer=answer)).derive()
+
+    async def ask(self, query: str, bundle: Any, *, answer: str | None = None) -> Answer:
+        """``assess`` in two steps: the model call (with its re-asks) now, the derivation when ``derive()`` is
+        called — a trial sends its next request before it derives this one. Raises as ``assess`` does."""
         inputs = prepare_inputs(query, load_bundle(bundle), answer)
         identity = PromptIdentity.of(self.config)
         if not inputs.citable:
-            return derive(inputs, NO_EVIDENCE_RAW, None, config=self.config, prompt=identity)
+            return Answer(inputs, NO_EVIDENCE_RAW, None, self.config, identity, None)
         engine = self._ensure_engine()
         prompt = prompt_for(self.config.prompt)
         reply = await request_raw_assessment(
@@ -85,8 +92,7 @@ class AnswerabilityEvaluator:
             max_retries=self.config.max_retries,
             timeout=self.config.timeout,
         )
-        return derive(inputs, reply.raw, reply.text, config=self.config, prompt=identity,
-                      provider_metadata=_metadata(engine, reply))
+        return Answer(inputs, reply.raw, reply.text, self.config, identity, _metadata(engine, reply))
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -101,6 +107,24 @@ class AnswerabilityEvaluator:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A validated reply not yet derived into an assessment (``AnswerabilityEvaluator.ask``)."""
+
+    inputs: AssessmentInputs
+    raw: RawAssessment
+    text: str | None
+    """The reply's exact text; None when no model was called (no citable evidence)."""
+    config: AnswerabilityConfig
+    prompt: PromptIdentity
+    provider_metadata: ProviderMetadata | None
+
+    def derive(self) -> AnswerabilityAssessment:
+        """Citations, statuses, verdict and hashes, in code."""
+        return derive(self.inputs, self.raw, self.text, config=self.config, prompt=self.prompt,
+                      provider_metadata=self.provider_metadata)
 
 
 def _metadata(engine: Engine, reply: RawReply) -> ProviderMetadata:

@@ -16,10 +16,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, TrialError
-from answerlens.evaluator import AnswerabilityEvaluator
+from answerlens.evaluator import Answer, AnswerabilityEvaluator
 
 EvaluatorFactory = Callable[..., AnswerabilityEvaluator]
 """Called as ``factory(config, base_url=URL or None, connections=N)``; ``AnswerabilityEvaluator`` by default."""
@@ -67,13 +66,14 @@ class EndpointPool:
         for endpoint in self.endpoints:
             await endpoint.evaluator.aclose()
 
-    async def assess(self, question: str, bundle: Any, answer: str | None) -> AnswerabilityAssessment:
-        """One assessment on a free replica; a transport failure is tried on each other replica once."""
+    async def ask(self, question: str, bundle: Any, answer: str | None) -> Answer:
+        """One model call on a free replica (derive the answer later); a transport failure is tried on each
+        other replica once."""
         tried: set[str] = set()
         while True:
             endpoint = await self._acquire(tried)
             try:
-                return await endpoint.evaluator.assess(question, bundle, answer=answer)
+                return await endpoint.evaluator.ask(question, bundle, answer=answer)
             except AnswerabilityError as exc:
                 if exc.kind not in FAILOVER_KINDS or len(tried) + 1 >= len(self.endpoints):
                     raise

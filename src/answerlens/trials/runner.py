@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import AnswerabilityConfig, EvidencePolicy
 from answerlens.errors import AnswerabilityError, TrialError
-from answerlens.evaluator import AnswerabilityEvaluator
+from answerlens.evaluator import Answer, AnswerabilityEvaluator
 from answerlens.trials import folder, limits
 from answerlens.trials.assemble import assemble, dataset_record, question_records
 from answerlens.trials.dataset import Dataset, LoadedCase
@@ -188,7 +188,8 @@ class _Run:
         self.started = time.monotonic()
         self._watch = EarlyStopWatch(policy.early_stop)
         self._halt = False
-        self._saving: set[asyncio.Task[None]] = set()
+        self._pending: set[asyncio.Task[None]] = set()
+        """Samples being derived and saved."""
 
     @property
     def cancelled(self) -> bool:
@@ -204,11 +205,15 @@ class _Run:
             for item, repeat in queue:
                 if self.stopping():
                     return
-                sample = await self._sample(pool, item, repeat)
-                # Saved in the background: the worker sends its next request while the writer makes this durable.
-                task = asyncio.create_task(self._save(writer, sample))
-                self._saving.add(task)
-                task.add_done_callback(self._saving.discard)
+                began = time.monotonic()
+                answer, error = await self._ask(pool, item)
+                latency = round((time.monotonic() - began) * 1000, 3)
+                self._note(error)
+                # Derived, given its second opinion and made durable in the background: this worker's next
+                # request is on the wire before any of that CPU work runs.
+                task = asyncio.create_task(self._complete(writer, item, repeat, answer, error, latency))
+                self._pending.add(task)
+                task.add_done_callback(self._pending.discard)
 
         workers = [asyncio.create_task(worker()) for _ in range(min(pool.capacity, len(self.plan.todo)))]
         try:
@@ -219,26 +224,27 @@ class _Run:
             await asyncio.gather(*workers, return_exceptions=True)
             raise
         finally:
-            await asyncio.gather(*list(self._saving))  # a failed write (disk full …) is raised here
+            await asyncio.gather(*list(self._pending))  # a failed write (disk full …) is raised here
 
-    async def _sample(self, pool: EndpointPool, item: LoadedCase, repeat: int) -> TrialSample:
-        began = time.monotonic()
-        case = item.case
-        assessment: AnswerabilityAssessment | None = None
-        error: SampleError | None = None
+    @staticmethod
+    async def _ask(pool: EndpointPool, item: LoadedCase) -> tuple[Answer | None, SampleError | None]:
         try:
-            assessment = await pool.assess(case.question, item.bundle, case.answer)
+            return await pool.ask(item.case.question, item.bundle, item.case.answer), None
         except (AnswerabilityError, ValueError) as exc:
             # A failure is recorded as an error sample, never as a verdict.
-            error = SampleError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))
-        latency = round((time.monotonic() - began) * 1000, 3)
-        self._note(error)
+            return None, SampleError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))
+
+    async def _complete(self, writer: SampleWriter, item: LoadedCase, repeat: int, answer: Answer | None,
+                        error: SampleError | None, latency: float) -> None:
+        assessment = answer.derive() if answer is not None else None
         opinion = await self._opinion(assessment, item) if assessment is not None else None
-        return TrialSample(case_id=case.id, question_id=case.id, question_type=case.question_type, label=case.label,
-                           answer_label=case.answer_label, repeat=repeat,
-                           dataset_sha256=self.plan.identity.dataset_sha256, case_sha256=item.sha256,
-                           configuration_sha256=self.plan.identity.configuration_sha256, latency_ms=latency,
-                           assessment=assessment, error=error, second_opinion=opinion)
+        case = item.case
+        sample = TrialSample(case_id=case.id, question_id=case.id, question_type=case.question_type,
+                             label=case.label, answer_label=case.answer_label, repeat=repeat,
+                             dataset_sha256=self.plan.identity.dataset_sha256, case_sha256=item.sha256,
+                             configuration_sha256=self.plan.identity.configuration_sha256, latency_ms=latency,
+                             assessment=assessment, error=error, second_opinion=opinion)
+        await self._save(writer, sample)
 
     def _note(self, error: SampleError | None) -> None:
         if error is not None:
