@@ -43,7 +43,9 @@ class _Connection:
 
     @property
     def usable(self) -> bool:
-        return not self.reader.at_eof() and not self.writer.is_closing() and not self.reader._buffer  # type: ignore[attr-defined]
+        # Bytes waiting on an idle connection (a late error, a close notice) mean it is not clean to reuse.
+        waiting = getattr(self.reader, "_buffer", b"")
+        return not self.reader.at_eof() and not self.writer.is_closing() and not waiting
 
     def close(self) -> None:
         self.writer.close()
