@@ -59,6 +59,7 @@ def test_merged_shards_equal_a_single_run(runs: Path, capsys) -> None:  # type: 
     for name in singles:
         one = json.loads((runs / "single" / "samples" / name).read_text())
         assert untimed(json.loads((runs / "merged" / "samples" / name).read_text())) == untimed(one)
+    assert (runs / "merged" / "run.json").read_text() == (runs / "single" / "run.json").read_text()
     assert main(["verify", str(runs / "merged")]) == 0
     assert "merged 3 shards: 21 samples" in capsys.readouterr().err
 

@@ -50,6 +50,10 @@ def test_a_shard_runs_only_its_samples_records_itself_and_refuses_another_shard_
         assert sum(server.requests.values()) == len(owned)
         assert result.shard.cases == tuple(case["id"] for case in question_cases())
         assert '"shard": {\n    "index": 2,\n    "count": 3\n  }' in (tmp_path / "s2" / "run.json").read_text()
+        again = asyncio.run(run_trial(dataset, config(server.base_url), repeats=3, out=tmp_path / "s2",
+                                      shard=shard))
+        assert (again.new_samples, again.reused_samples) == (0, len(owned))  # the same shard resumes
+        assert sum(server.requests.values()) == len(owned)
         with pytest.raises(TrialError, match="different shard"):
             asyncio.run(run_trial(dataset, config(server.base_url), repeats=3, out=tmp_path / "s2",
                                   shard=Shard.parse("1/3")))

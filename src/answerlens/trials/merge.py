@@ -122,7 +122,10 @@ def _write(out: Path, result: TrialResult, identity: RunIdentity) -> Path:
         if (out / folder.RESULT).exists() or (out / folder.MANIFEST).exists():
             raise TrialError(f"{out} already holds a run; merge into a fresh directory")
         assert result.dataset is not None and result.repeats is not None
-        manifest = RunManifest(dataset=result.dataset.path, repeats=result.repeats, **dict(identity))
+        opinions = any(isinstance(sample, TrialSample) and sample.second_opinion is not None
+                       for sample in result.samples)
+        manifest = RunManifest(dataset=result.dataset.path, repeats=result.repeats, **dict(identity),
+                               second_opinion=opinions)
         folder.write_atomically(out / folder.MANIFEST, folder.json_text(manifest))
         samples_dir = out / folder.SAMPLES
         samples_dir.mkdir(exist_ok=True)
