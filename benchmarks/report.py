@@ -9,6 +9,8 @@ from typing import Any
 TARGETS = {
     "overhead_ratio_max": 0.25,
     "throughput_fraction_min_at_8": 0.85,
+    "trial_cli_fraction_min": {"120 samples, concurrency 8": 0.85, "1,000 samples, concurrency 32": 0.9},
+    "start_s_max": 0.25,
     "scaling_100k_ms_max": 200.0,
     "scaling_growth_max": 12.0,
 }
@@ -83,6 +85,7 @@ def table(results: dict[str, Any]) -> str:
                        "sample latency ms", "client CPU ms/sample", "errors", "target"], rows)
         out.append("")
 
+    out += _trial_cli(results)
     if "scaling" in results:
         out.append(f"3. Render + validate + highlighted HTML (median ms; target 100k/200 < "
                    f"{TARGETS['scaling_100k_ms_max']:.0f} ms, growth <= x{TARGETS['scaling_growth_max']:.0f} per x10)")
@@ -156,4 +159,29 @@ def embedded_table(embedded: dict[str, Any]) -> list[str]:
               f"{row['prompt_ms']} (+{row['generation_ms']} generating)"] for row in embedded.get("before", [])]
     out += _table(["same prompt, max_tokens 1024", "tokens", "tokens/s", "finish", "prompt ms"], arms)
     out.append("")
+
+
+def _trial_cli(results: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    if "trial_cli" in results:
+        cli = results["trial_cli"]
+        out += [f"2b. `answerlens trial` end to end (a fresh process, start to exit after result.json; durable "
+                f"writes on), server waits {cli['delay_s'] * 1000:.0f} ms per request", ""]
+        rows = []
+        for item in [*cli["levels"], cli["no_fsync"]]:
+            target = TARGETS["trial_cli_fraction_min"].get(item["name"])
+            rows.append([item["name"], f"{item['ideal_s']:.2f}", f"{item['seconds']:.2f}",
+                         f"**{item['fraction']:.2f}** ({', '.join(f'{f:.2f}' for f in item['fractions'])})",
+                         f"{item['cpu_ms_per_sample']:.2f}", ", ".join(f"{load:.1f}" for load in item["loads"]),
+                         verdict(item["fraction"] >= target) + f" (>= {target})" if target else ""])
+        out += _table(["run", "ideal s", "measured s (median)", "fraction of ideal (runs)", "CPU ms/sample",
+                       "load before each run", "target"], rows)
+        out.append("")
+    if "start" in results:
+        out += [f"2c. Start times of a fresh process (median of several; target < {TARGETS['start_s_max']} s)", ""]
+        rows = [[label, f"**{item['median_s']:.3f}**", f"{item['min_s']:.3f}–{item['max_s']:.3f}",
+                 "" if "samples" in label else verdict(item["median_s"] < TARGETS["start_s_max"])]
+                for label, item in results["start"].items()]
+        out += _table(["command", "median s", "range s", "target"], rows)
+        out.append("")
     return out

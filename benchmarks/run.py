@@ -25,6 +25,7 @@ from typing import Any
 import bundles
 import report
 import throughput
+import trial_cli
 
 from answerlens.loading import MAX_BUNDLE_BYTES
 
@@ -34,6 +35,8 @@ UPSTREAM_PYTHON = HERE / ".venv-prme" / "bin" / "python"
 
 SMALL, LARGE = 5, 500
 TRIAL_CASES, TRIAL_REPEATS, TRIAL_DELAY = 40, 3, 0.2
+CLI_LEVELS = (("120 samples, concurrency 8", 40, 3, 8), ("1,000 samples, concurrency 32", 200, 5, 32))
+"""(name, cases, repeats, concurrency) of the end-to-end command-line trials (issue 15's targets)."""
 
 
 @contextmanager
@@ -198,6 +201,38 @@ def bench_throughput(tmp: Path, runs: dict[int, int]) -> dict[str, Any]:
             "levels": levels}
 
 
+# --- 2b. trials through the command line, end to end, and start times -----------------------------------
+
+
+def bench_trial_cli(tmp: Path, runs: int) -> dict[str, Any]:
+    bundle = bundles.write_bundle(tmp / "cli_bundle.json", SMALL)
+    levels = []
+    with server(TRIAL_DELAY) as url:
+        for name, cases, repeats, concurrency in CLI_LEVELS:
+            dataset = throughput.write_dataset(tmp / f"cli_cases_{cases}.json", bundle, cases)
+            levels.append(trial_cli.level(trial_cli.CLI, dataset, url, samples=cases * repeats, repeats=repeats,
+                                          concurrency=concurrency, delay=TRIAL_DELAY, runs=runs, tmp=tmp,
+                                          name=name))
+        name, cases, repeats, concurrency = CLI_LEVELS[-1]
+        dataset = tmp / f"cli_cases_{cases}.json"
+        no_fsync = trial_cli.level(trial_cli.NO_FSYNC, dataset, url, samples=cases * repeats, repeats=repeats,
+                                   concurrency=concurrency, delay=TRIAL_DELAY, runs=runs, tmp=tmp,
+                                   name=f"{name}, fsync off (comparison only)")
+    return {"delay_s": TRIAL_DELAY, "levels": levels, "no_fsync": no_fsync}
+
+
+def bench_start(tmp: Path, rounds: int) -> dict[str, Any]:
+    result = next(tmp.glob("120 samples*-0/result.json"), None)
+    if result is None:  # --only start: make one small run to verify
+        bundle = bundles.write_bundle(tmp / "start_bundle.json", SMALL)
+        dataset = throughput.write_dataset(tmp / "start_cases.json", bundle, TRIAL_CASES)
+        with server(0.0) as url:
+            trial_cli.run_once(trial_cli.trial_command(trial_cli.CLI, dataset, url, TRIAL_REPEATS, 8,
+                                                       tmp / "start-run"))
+        result = tmp / "start-run" / "result.json"
+    return trial_cli.start_times(result, rounds)
+
+
 # --- 3. rendering and highlighting scale -----------------------------------------------------------------
 
 
@@ -281,14 +316,20 @@ def write_results(results: dict[str, Any], path: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", action="append",
-                        choices=("overhead", "throughput", "scaling", "memory", "claims", "embedded"),
+                        choices=("overhead", "throughput", "trial_cli", "start", "scaling", "memory", "claims",
+                                 "embedded"),
                         help="run only these benchmarks (repeatable); results then go to the temp directory")
     parser.add_argument("--quick", action="store_true", help="fewer rounds and runs, to check the harness")
     parser.add_argument("--out", type=Path, help="write the results here instead (default results/latest.json; "
                         "partial and quick runs go to the temp directory)")
     args = parser.parse_args()
-    chosen = args.only or ["overhead", "throughput", "scaling", "memory", "claims", "embedded"]
-    if not UPSTREAM_PYTHON.exists() and {"overhead", "memory"} & set(chosen):
+    chosen = args.only or ["overhead", "throughput", "trial_cli", "start", "scaling", "memory", "claims", "embedded"]
+    # Measured as installed code runs: with bytecode cached (an environment that turns caching off would
+    # recompile every module at each start, some 0.2 s), compiled once before anything is timed.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE.parent / "src" / "answerlens")], check=False,
+                   capture_output=True)
+    if {"overhead", "memory"} & set(chosen) and not UPSTREAM_PYTHON.exists():
         sys.exit(f"{UPSTREAM_PYTHON} is missing: run `make bench`, which creates it with prme==0.15.0")
     started = time.perf_counter()
     results: dict[str, Any] = {"machine": {**machine(), "load_before": load_average()}, "targets": report.TARGETS}
@@ -302,6 +343,12 @@ def main() -> None:
             print("2/4 trial throughput …", file=sys.stderr, flush=True)
             runs = {1: 1, 4: 1, 8: 1} if args.quick else {1: 1, 4: 3, 8: 5}
             results["throughput"] = bench_throughput(tmp, runs)
+        if "trial_cli" in chosen:
+            print("2b trials through the command line (end to end, fsync on) …", file=sys.stderr, flush=True)
+            results["trial_cli"] = bench_trial_cli(tmp, 3 if args.quick else 5)
+        if "start" in chosen:
+            print("2c start times …", file=sys.stderr, flush=True)
+            results["start"] = bench_start(tmp, 5 if args.quick else 9)
         if "scaling" in chosen:
             print("3/4 rendering and highlighting scale …", file=sys.stderr, flush=True)
             results["scaling"] = bench_scaling()

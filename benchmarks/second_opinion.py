@@ -29,7 +29,7 @@ from answerlens.records import ContextFormat
 from answerlens.samples import list_samples, load_sample
 from answerlens.second_opinion import count_opinions, second_opinion_for
 from answerlens.second_opinion.counts import OpinionCounts
-from answerlens.trials.runner import load_dataset
+from answerlens.trials.dataset import load_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_bundles"

@@ -61,6 +61,12 @@ def huge_judgement(megabytes: int) -> dict[str, Any]:
     return {**JUDGEMENT, "reasoning": "x" * (megabytes * 1024 * 1024)}
 
 
+MODELS = response_bytes(json.dumps({"object": "list", "data": [{"id": "bench", "object": "model"}]}).encode())
+"""``GET /v1/models``, answered at once: a trial's preflight lists the models (only completions take ``delay``)."""
+NOT_FOUND = (b"HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: 2\r\n"
+             b"connection: keep-alive\r\n\r\n{}")
+
+
 async def serve(delay: float, port: int, reply_mb: int = 0) -> None:
     response = response_bytes(reply_body(huge_judgement(reply_mb) if reply_mb else JUDGEMENT))
 
@@ -75,6 +81,10 @@ async def serve(delay: float, port: int, reply_mb: int = 0) -> None:
                         length = int(value)
                 if length:
                     await reader.readexactly(length)
+                if head.startswith(b"GET "):
+                    writer.write(MODELS if head.split(b" ", 2)[1].endswith(b"/models") else NOT_FOUND)
+                    await writer.drain()
+                    continue
                 if delay:
                     await asyncio.sleep(delay)
                 writer.write(response)

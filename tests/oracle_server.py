@@ -5,6 +5,9 @@ trial run get their own scripted judgement. A question mapped to an int answers 
 
 ``hold_after=N`` answers the first N requests and holds every later one until ``release`` is set, so a test can
 act on a run at an exact point (``wait_held``) instead of after a sleep.
+
+With ``models``, ``GET /v1/models`` and ``/api/tags`` list them (a trial's preflight asks), never held or counted;
+without, a GET is answered 501 as before (the app's endpoint panel then shows no model list).
 """
 
 from __future__ import annotations
@@ -38,8 +41,10 @@ def question_of(body: Mapping[str, Any]) -> str:
 class OracleServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, replies: Mapping[str, Any], delay: float, hold_after: int | None = None) -> None:
+    def __init__(self, replies: Mapping[str, Any], delay: float, hold_after: int | None = None,
+                 models: tuple[str, ...] | None = None) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
+        self.models = models
         self.replies = dict(replies)
         self.delay = delay
         self.requests: Counter[str] = Counter()
@@ -75,6 +80,16 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         return
 
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        if self.server.models is None:
+            self.send_error(501)
+        elif self.path.endswith("/models"):
+            self._send(200, {"object": "list", "data": [{"id": name, "object": "model"} for name in self.server.models]})
+        elif self.path.endswith("/api/tags"):
+            self._send(200, {"models": [{"name": name} for name in self.server.models]})
+        else:
+            self._send(404, {"error": "not found"})
+
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         question = question_of(body)
@@ -106,9 +121,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def oracle_server(replies: Mapping[str, Any], *, delay: float = 0.0,
-                  hold_after: int | None = None) -> Iterator[OracleServer]:
-    server = OracleServer(replies, delay, hold_after)
+def oracle_server(replies: Mapping[str, Any], *, delay: float = 0.0, hold_after: int | None = None,
+                  models: tuple[str, ...] | None = None) -> Iterator[OracleServer]:
+    server = OracleServer(replies, delay, hold_after, models)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -96,6 +96,7 @@ async def test_preflight_ollama(scripted_server: ScriptedServer, show: dict[str,
         reachable=True, server="Ollama 0.12.3", models=(MODEL, "llama3:latest"), model_found=True,
         context_window=window, context_tokens_estimate=1000, fits=None if window is None else window > 3000,
         problem=None if window is None or window > 3000 else result.problem,
+        problem_kind=None if window is None or window > 3000 else "context_too_long",
     )
     if "num_ctx" not in overrides:
         (show_request,) = scripted_server.requests_to("/api/show")

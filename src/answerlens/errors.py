@@ -6,6 +6,7 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     ├── BundleError (ValueError)     a bundle could not be loaded: says what is wrong and where
     ├── DatasetError (ValueError)    a trial dataset or result file is invalid: names the case and field
     ├── TrialError                   a trial run cannot proceed (e.g. resuming into another run's samples)
+    │   └── TrialLockError           another runner holds the run folder's lock (names its pid and start time)
     ├── LocalModelError              the embedded llama.cpp server cannot start (runtime, GGUF, port)
     ├── ReportError (ValueError)     a file is not an answerlens HTML report, or its embedded data cannot be read
     ├── RecordingError (ValueError)  a reply file is not a recording (e.g. a bundle), or is malformed
@@ -49,6 +50,15 @@ class DatasetError(AnswerlensError, ValueError):
 
 class TrialError(AnswerlensError):
     """A trial run cannot proceed as asked."""
+
+
+class TrialLockError(TrialError):
+    """Another process holds the run folder's lock; ``pid`` and ``started`` name it (None when not yet recorded)."""
+
+    def __init__(self, message: str, *, pid: int | None = None, started: str | None = None) -> None:
+        self.pid = pid
+        self.started = started
+        super().__init__(message)
 
 
 class LocalModelError(AnswerlensError):

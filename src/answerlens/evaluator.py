@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -17,7 +18,7 @@ from answerlens.assessment import (
 )
 from answerlens.config import AnswerabilityConfig
 from answerlens.loading import load_bundle
-from answerlens.prompts import NO_EVIDENCE_RAW, prompt_for, reply_bound
+from answerlens.prompts import NO_EVIDENCE_RAW, RawAssessment, prompt_for, reply_bound
 from answerlens.providers.ask import RawReply, make_engine, request_raw_assessment
 from answerlens.providers.engine import Engine, ProgressCallback
 from answerlens.providers.http import client_timeout, failures_for, make_client
@@ -30,7 +31,10 @@ class AnswerabilityEvaluator:
 
     ``recording`` feeds the ``replay`` provider; a recording bound to other inputs than the ones assessed is
     refused with ``RecordingMismatchError`` unless ``force_replay`` (the result then says it was forced).
-    ``transport`` is handed to httpx (benchmarks use it).
+    ``transport`` is handed to httpx (benchmarks use it). ``base_url`` sends the requests to a replica of the
+    configured server instead: the assessment's ``configuration_sha256`` stays the configuration's, and
+    ``provider_metadata.base_url`` records where the request went. ``connections`` keeps that many connections
+    open (a trial's concurrency).
     """
 
     def __init__(
@@ -40,11 +44,16 @@ class AnswerabilityEvaluator:
         recording: Recording | None = None,
         force_replay: bool = False,
         transport: httpx.AsyncBaseTransport | None = None,
+        base_url: str | None = None,
+        connections: int | None = None,
     ) -> None:
         self.config = config if config is not None else AnswerabilityConfig()
+        self._wire = self.config.model_copy(update={"base_url": base_url}) if base_url else self.config
+        """What requests are sent with: the configuration, or the same with the replica's URL."""
         self._recording = recording
         self._force_replay = force_replay
         self._transport = transport
+        self._connections = connections
         self._client: httpx.AsyncClient | None = None
         self._engine: Engine | None = None
 
@@ -53,11 +62,12 @@ class AnswerabilityEvaluator:
 
     def _ensure_engine(self) -> Engine:
         if self._client is None:
-            self._client = make_client(self.config, client_timeout(self.config), self._transport)
+            self._client = make_client(self._wire, client_timeout(self._wire), self._transport,
+                                       connections=self._connections)
         if self._engine is None:
             # The engine lives as long as the client: it remembers what the server rejected (think,
             # json_schema) so later calls do not pay for the same refusal again.
-            self._engine = make_engine(self.config, self._client, failures_for(self.config), self._recording)
+            self._engine = make_engine(self._wire, self._client, failures_for(self._wire), self._recording)
         return self._engine
 
     async def assess(self, query: str, bundle: Any, *, answer: str | None = None,
@@ -69,16 +79,22 @@ class AnswerabilityEvaluator:
         packed without citations raises ``ValueError``; a bad bundle raises ``BundleError``. ``progress`` is
         called with each stage of the model call the engine can see (llama.cpp: prompt read, tokens generated).
         """
+        return (await self.ask(query, bundle, answer=answer, progress=progress)).derive()
+
+    async def ask(self, query: str, bundle: Any, *, answer: str | None = None,
+                  progress: ProgressCallback | None = None) -> Answer:
+        """``assess`` in two steps: the model call (with its re-asks) now, the derivation when ``derive()`` is
+        called — a trial sends its next request before it derives this one. Raises as ``assess`` does."""
         inputs = prepare_inputs(query, load_bundle(bundle), answer)
         identity = PromptIdentity.of(self.config)
         if not inputs.citable:
-            return derive(inputs, NO_EVIDENCE_RAW, None, config=self.config, prompt=identity)
+            return Answer(inputs, NO_EVIDENCE_RAW, None, self.config, identity, None)
         engine = self._ensure_engine()
         recording = self._replayed(engine, inputs, identity)
         prompt = prompt_for(self.config.prompt)
         reply = await request_raw_assessment(
             engine,
-            failures_for(self.config),
+            failures_for(self._wire),
             prompt.system,
             prompt.user_message(inputs.query, inputs.context, inputs.answer),
             max_retries=self.config.max_retries,
@@ -86,8 +102,7 @@ class AnswerabilityEvaluator:
             bound=reply_bound(inputs.query, inputs.answer),
             progress=progress,
         )
-        return derive(inputs, reply.raw, reply.text, config=self.config, prompt=identity,
-                      provider_metadata=_metadata(engine, reply, recording))
+        return Answer(inputs, reply.raw, reply.text, self.config, identity, _metadata(engine, reply, recording))
 
     def _replayed(self, engine: Engine, inputs: AssessmentInputs, identity: PromptIdentity) -> RecordingRef | None:
         """The recording's ref for these inputs (None for a live engine); other inputs raise, unless forced."""
@@ -110,6 +125,24 @@ class AnswerabilityEvaluator:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A validated reply not yet derived into an assessment (``AnswerabilityEvaluator.ask``)."""
+
+    inputs: AssessmentInputs
+    raw: RawAssessment
+    text: str | None
+    """The reply's exact text; None when no model was called (no citable evidence)."""
+    config: AnswerabilityConfig
+    prompt: PromptIdentity
+    provider_metadata: ProviderMetadata | None
+
+    def derive(self) -> AnswerabilityAssessment:
+        """Citations, statuses, verdict and hashes, in code."""
+        return derive(self.inputs, self.raw, self.text, config=self.config, prompt=self.prompt,
+                      provider_metadata=self.provider_metadata)
 
 
 def _metadata(engine: Engine, reply: RawReply, recording: RecordingRef | None) -> ProviderMetadata:

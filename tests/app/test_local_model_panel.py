@@ -110,6 +110,7 @@ def test_start_shows_the_running_server_and_is_shared_then_stop() -> None:
     assert at.number_input(key="inspect.timeout.llamacpp").value == 300.0
     # A second session sees the same server, running, without starting another.
     other = start("pages/trials.py")
+    other.radio(key="trials.mode").set_value("Run a trial").run()  # the page opens on the shipped example first
     other.radio(key="trials.provider").set_value(EMBEDDED).run()
     assert state(other) == ["running"] and f"running at {status.base_url}" in " ".join(notices(other.sidebar, "ok"))
     at.button(key="inspect.local_stop").click().run()

@@ -382,27 +382,21 @@ def test_tables_search_filter_and_sort(table: str, set_widgets: dict[str, object
 # --- runs that must not mislead ---------------------------------------------------------------------------
 
 
-def test_an_unreachable_endpoint_is_one_group_and_no_figure(tmp_path: Path) -> None:
-    """The issue's run: every model call fails the same way, and only the empty bundle's two samples (decided
-    without a call) are assessed. One error group ×64, no figure passed off as a rate, and no advice to use a
-    recorded response (which the Trials page does not offer)."""
+def test_an_unreachable_endpoint_is_refused_before_any_sample(tmp_path: Path) -> None:
+    """The issue's run against an endpoint nobody serves: the preflight refuses it with the reason and a remedy a
+    trial can follow, before any sample (no figures, no advice to use a recorded response, which the Trials page
+    does not offer). The grouping of 64 identical errors, for a run that skips the preflight, is a unit test."""
     at = start(PAGE)
     run_mode(at)
     at.radio(key="trials.provider").set_value("Ollama").run()
     at.text_input(key="trials.base_url.ollama").set_value(f"http://127.0.0.1:{closed_port()}/v1").run()
     at.number_input(key="trials.retries").set_value(0).run()
     run_trial(at, tmp_path / "run", repeats=2)
-    page = html(at)
-    assert re.findall(r'data-error-group="(\w+)" data-error-count="(\d+)"', page) == [("connection_refused", "64")]
-    (state,) = [notice for notice in notices(at.main, "error") if "Every model call failed the same way" in notice]
-    assert "connection_refused, ×64" in state and "2 samples assessed needed no model call" in state
-    assert "same output directory" in state
-    assert "recorded response" not in page.lower()
-    assert metrics(at)["Samples assessed"] == "2 / 66"
-    assert notes(at)["Samples assessed"] == "n=2: too few samples to rate"
-    assert notes(at)["Full answers"] == "n=0: too few samples to rate"
-    assert notes(at)["Requirement agreement"] == "n=1: too few matched requirements to rate"
-    assert "100%" not in [metric.value for metric in at.metric]
+    (refusal,) = [notice for notice in notices(at.main, "error") if "The endpoint cannot serve this trial" in notice]
+    assert "not reachable" in refusal and "ollama serve" in refusal
+    assert "recorded response" not in html(at).lower()
+    assert "Samples assessed" not in metrics(at)
+    assert not list((tmp_path / "run" / "samples").glob("*.json"))
 
 
 def test_a_few_answered_samples_are_too_few_to_rate(tmp_path: Path) -> None:

@@ -1,5 +1,9 @@
-"""``trial-report`` and ``verify`` print and exit exactly as before the typed trial log (goldens from commit
-27e2378's CLI over the golden runs and the published upstream result), and the report's lines."""
+"""``trial-report`` and ``verify`` print and exit exactly as the goldens say (from commit 27e2378's CLI over the
+golden runs and the published upstream result; the text reports regenerated when they gained rates over a
+stated minimum of samples and grouped errors), and the report's lines.
+
+Regenerate (only when the printed report changes on purpose): ``python -m tests.trials.test_report``.
+"""
 
 from __future__ import annotations
 
@@ -41,3 +45,23 @@ def test_report_lines_name_their_source_and_say_whether_the_published_summary_is
     assert lines[0] == "beam.json  (beam-answerability-execution)"
     assert "summary recomputed from the samples matches the published summary" in lines
     assert lines[lines.index("gates: FAILED") + 1].startswith("  FAIL  unsafe_full_answer_count_max")
+
+
+if __name__ == "__main__":  # regenerate reports.json from the current CLI
+    import contextlib
+    import io
+    import tempfile
+
+    regenerated = {}
+    for golden_command in EXPECTED:
+        golden_verb, golden_name, *golden_flags = golden_command.split()
+        with tempfile.TemporaryDirectory() as scratch:
+            golden_path = UPSTREAM if golden_name == "upstream" else golden_result(golden_name, Path(scratch))
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                exit_code = main([golden_verb, str(golden_path), *golden_flags])
+        regenerated[golden_command] = {"exit": exit_code,
+                                       "stdout": printed.getvalue().replace(str(golden_path), "<source>")}
+    (FIXTURES / "trials" / "reports.json").write_text(json.dumps(regenerated, indent=2, ensure_ascii=False) + "\n",
+                                                      encoding="utf-8")
+    print(f"wrote {FIXTURES / 'trials' / 'reports.json'}")

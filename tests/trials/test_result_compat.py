@@ -84,8 +84,9 @@ def produce(dataset_path: Path, repeats: int, out: Path) -> dict[str, Any]:
     config = AnswerabilityConfig(provider="openai", model="oracle", base_url=FIXED_URL, timeout=10, max_retries=0)
     with oracle_server(_replies(dataset_path)) as server:
         port = server.server_address[1]
-        asyncio.run(run_trial(dataset, config, repeats=repeats, out=out, concurrency=3,
-                              evaluator_factory=lambda cfg: AnswerabilityEvaluator(cfg, transport=_Forward(port))))
+        asyncio.run(run_trial(dataset, config, repeats=repeats, out=out, concurrency=3, preflight=False,
+                              evaluator_factory=lambda cfg, **options: AnswerabilityEvaluator(
+                                  cfg, transport=_Forward(port), **options)))
     result = json.loads((out / "result.json").read_text(encoding="utf-8"))
     files = {(question["question_id"], repeat): name for question in result["questions"]
              for repeat, name in enumerate(question["sample_files"])}

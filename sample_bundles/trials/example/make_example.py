@@ -25,13 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from answerlens import AnswerabilityConfig, AnswerabilityError, AnswerabilityEvaluator, MemoryBundle, render_bundle
-from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
+from answerlens.evaluator import Answer
 from answerlens.recording import HAND_WRITTEN, Recording
 from answerlens.records import ContextFormat
 from answerlens.second_opinion import output_document, second_opinion_for
 from answerlens.trials.dataset import load_dataset
-from answerlens.trials.folder import json_text
 from answerlens.trials.reader import read_trial
 from answerlens.trials.runner import run_trial
 
@@ -68,8 +67,11 @@ class ReplayByCase:
     async def __aexit__(self, *exc: object) -> None:
         return None
 
-    async def assess(self, query: str, bundle: MemoryBundle, *, answer: str | None = None,
-                     progress: object = None) -> AnswerabilityAssessment:
+    async def aclose(self) -> None:
+        return None
+
+    async def ask(self, query: str, bundle: MemoryBundle, *, answer: str | None = None,
+                  progress: object = None) -> Answer:
         case = self.cases[query]
         repeat = self.asked[case]
         self.asked[case] += 1
@@ -82,7 +84,12 @@ class ReplayByCase:
             recording = Recording.of(raw_reply(reply, bundle), author=HAND_WRITTEN, source=REPLIES,
                                      source_sha256=self.source_sha256)
         async with AnswerabilityEvaluator(self.config, recording=recording) as evaluator:
-            return await evaluator.assess(query, bundle, answer=answer)
+            return await evaluator.ask(query, bundle, answer=answer)
+
+
+def json_text(value: Any) -> str:
+    """The layout of every run file: two-space indents, non-ASCII kept, a final newline."""
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
 def raw_reply(reply: dict[str, Any], bundle: MemoryBundle) -> dict[str, Any]:
@@ -115,7 +122,7 @@ async def make_result(out: Path) -> dict[str, Any]:
     replies = json.loads(text)["replies"]
     cases = {item.case.question: item.case.id for item in dataset.cases}
     await run_trial(dataset, CONFIG, repeats=REPEATS, out=out, concurrency=1,
-                    evaluator_factory=lambda config: ReplayByCase(  # type: ignore[arg-type, return-value]
+                    evaluator_factory=lambda config, **_: ReplayByCase(  # type: ignore[arg-type, return-value]
                         config, replies, cases, sha256_text(text)))
     return fixed(json.loads((out / "result.json").read_text(encoding="utf-8")))
 

@@ -1,4 +1,5 @@
-"""``answerlens trial`` and ``trial-report``: repeated runs over a labelled dataset, and reading their results."""
+"""``answerlens trial``, ``trial-report`` and ``trial-merge``: repeated runs over a labelled dataset (one machine,
+one shard, several endpoints), reading their results, and merging shards."""
 
 from __future__ import annotations
 
@@ -8,51 +9,137 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from answerlens.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_PROVIDER, add_provider_options, config_from, fail
+from answerlens.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_PROVIDER,
+    UsageError,
+    add_provider_options,
+    config_from,
+    fail,
+)
 
 if TYPE_CHECKING:
-    from answerlens.trials.runner import Progress
+    from answerlens.trials.result import TrialResult
+    from answerlens.trials.runner import Progress, SecondOpinionSetting, TrialOutcome
 
 
 def add_commands(commands: Any) -> None:
     trial = commands.add_parser("trial", help="run repeated trials over a labelled dataset (resumable)")
     trial.add_argument("dataset", type=Path, help="JSON or JSONL dataset of cases")
-    trial.add_argument("--repeats", type=int, default=3)
-    trial.add_argument("--concurrency", type=int, default=4)
+    trial.add_argument("--repeats", type=int, default=3, help="repeats per case (1–1,000)")
+    trial.add_argument("--concurrency", type=int, default=4, help="requests in flight per endpoint (1–256)")
     trial.add_argument("--out", type=Path, required=True, help="run directory (rerun the same command to resume)")
     trial.add_argument("--gates", type=Path, help="JSON mapping gate name to threshold (replaces the defaults)")
     trial.add_argument("--fail-fast", action="store_true", help="stop at the first provider failure")
+    trial.add_argument("--early-stop", type=int, default=5, metavar="N",
+                       help="stop when the first N calls all fail with the same kind of error (default 5; 0: never)")
+    trial.add_argument("--no-preflight", action="store_true",
+                       help="start without first asking each endpoint whether it is up and has the model")
+    trial.add_argument("--shard", metavar="K/N", help="run only shard K of N (1-based; merge with trial-merge)")
+    trial.add_argument("--endpoint", action="append", default=[], metavar="URL",
+                       help="a replica of the model server (repeatable): requests are spread over them, each with "
+                       "--concurrency, and a transport failure is retried on another")
+    trial.add_argument("--endpoints", type=Path, metavar="FILE", help="replicas, one base URL a line")
+    trial.add_argument("--second-opinion", action="store_true",
+                       help="a second opinion on every assessed sample, counted in the summary")
+    trial.add_argument("--evidence-policy", choices=["standard", "strict"],
+                       help="strict (implies --second-opinion; enters the configuration hash)")
+    trial.add_argument("--nli-model-dir", type=Path, help="local ONNX NLI model folder for the second opinion's "
+                       "verifier (without one the flags still count)")
     add_provider_options(trial, ["ollama", "openai", "llamacpp"])
     trial.set_defaults(handler=run_trial)
 
     report = commands.add_parser("trial-report", help="print a trial result's summary and gates")
     report.add_argument("result", type=Path, help="result.json, a run directory, or an upstream result file")
     report.add_argument("--json", action="store_true", help="print the summary as JSON")
+    report.add_argument("--min-samples", type=int, default=20, metavar="N",
+                        help="rates over fewer than N samples are shown as too few (default 20)")
     report.set_defaults(handler=run_report)
+
+    merge = commands.add_parser("trial-merge", help="merge the finished shards of one run into one result")
+    merge.add_argument("shards", type=Path, nargs="+", metavar="DIR", help="the shards' run directories")
+    merge.add_argument("--out", type=Path, required=True, help="a fresh directory for the merged run")
+    merge.add_argument("--gates", type=Path, help="JSON mapping gate name to threshold (default: the default gates)")
+    merge.set_defaults(handler=run_merge)
 
 
 def run_trial(args: argparse.Namespace) -> int:
     import asyncio
 
+    from answerlens.trials import limits
     from answerlens.trials.dataset import load_dataset
     from answerlens.trials.gates import load_gates
-    from answerlens.trials.report import report_lines
     from answerlens.trials.runner import run_trial as run
 
-    dataset = load_dataset(args.dataset)
-    gates = load_gates(args.gates) if args.gates else None
+    endpoints = _endpoints(args)
+    limits.check_counts(repeats=args.repeats, concurrency=args.concurrency, endpoints=max(len(endpoints), 1),
+                        early_stop=args.early_stop)
+    shard = _shard(args.shard)
+    if endpoints and not args.base_url:
+        args.base_url = endpoints[0]  # the configuration names one server; the others are its replicas
     config = config_from(args)
-    total = len(dataset.cases) * args.repeats
-    print(f"{args.dataset}: {len(dataset.cases)} cases x {args.repeats} repeats = {total} samples "
-          f"at concurrency {args.concurrency} -> {args.out}", file=sys.stderr)
+    gates = load_gates(args.gates) if args.gates else None
+    dataset = load_dataset(args.dataset)
+    limits.check_samples(len(dataset.cases), args.repeats)
+    print(_plan_line(args, len(dataset.cases), shard, endpoints), file=sys.stderr)
     try:
-        outcome = asyncio.run(run(dataset, config, repeats=args.repeats, out=args.out,
-                                  concurrency=args.concurrency, gates=gates, fail_fast=args.fail_fast,
-                                  progress=_print_progress))
+        outcome = asyncio.run(run(dataset, config, repeats=args.repeats, out=args.out, concurrency=args.concurrency,
+                                  gates=gates, fail_fast=args.fail_fast, progress=_print_progress, shard=shard,
+                                  endpoints=endpoints, preflight=not args.no_preflight, early_stop=args.early_stop,
+                                  second_opinion=_second_opinion(args)))
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return fail(130, f"interrupted; finished samples are saved in {args.out} — rerun the same command to resume")
     print(file=sys.stderr)
+    return _finished(args, outcome)
+
+
+def _endpoints(args: argparse.Namespace) -> list[str]:
+    from answerlens.trials.endpoints import read_endpoints
+
+    return [*args.endpoint, *(read_endpoints(args.endpoints) if args.endpoints else [])]
+
+
+def _shard(text: str | None) -> Any:
+    from answerlens.trials.shard import Shard
+
+    if text is None:
+        return None
+    try:
+        return Shard.parse(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _second_opinion(args: argparse.Namespace) -> SecondOpinionSetting | None:
+    if not (args.second_opinion or args.evidence_policy == "strict"):
+        return None
+    from answerlens.claims import ClaimVerificationConfig, ClaimVerifier
+    from answerlens.claims.onnx_scorer import OnnxNliScorer
+    from answerlens.trials.runner import SecondOpinionSetting
+
+    settings = ClaimVerificationConfig()
+    scorer = OnnxNliScorer(args.nli_model_dir, model=settings.model, revision=settings.revision,
+                           batch_size=settings.batch_size)
+    return SecondOpinionSetting(verifier=ClaimVerifier(settings, scorer=scorer))
+
+
+def _plan_line(args: argparse.Namespace, cases: int, shard: Any, endpoints: list[str]) -> str:
+    where = f" over {len(endpoints)} endpoints" if len(endpoints) > 1 else ""
+    part = f", shard {shard.label} of them" if shard is not None else ""
+    return (f"{args.dataset}: {cases} cases x {args.repeats} repeats = {cases * args.repeats} samples{part} "
+            f"at concurrency {args.concurrency}{where} -> {args.out}")
+
+
+def _finished(args: argparse.Namespace, outcome: TrialOutcome) -> int:
+    from answerlens.trials.report import report_lines, served_lines
+
+    for warning in outcome.warnings:
+        print(f"answerlens: warning: {warning}", file=sys.stderr)
+    if outcome.stopped is not None:
+        return fail(EXIT_PROVIDER, f"stopped early: {outcome.stopped.text}; {outcome.new_samples} sample(s) saved "
+                    f"in {args.out}; fix the cause and rerun the same command to resume")
     if outcome.result_path is None:
         return fail(EXIT_PROVIDER, f"stopped at the first provider failure (--fail-fast); {outcome.new_samples} "
                     f"new sample(s) saved in {args.out}; rerun to resume")
@@ -60,7 +147,17 @@ def run_trial(args: argparse.Namespace) -> int:
           f"result: {outcome.result_path}", file=sys.stderr)
     result = outcome.result
     assert result is not None, "a run that wrote result.json has its result"
+    for line in served_lines(result):
+        print(line, file=sys.stderr)
     print("\n".join(report_lines(result, outcome.result_path)))
+    if result.shard is not None:
+        print(f"shard {result.shard.label} finished; its gates are provisional — merge the shards with "
+              "`answerlens trial-merge`", file=sys.stderr)
+        return EXIT_OK
+    return _gates_exit(result)
+
+
+def _gates_exit(result: TrialResult) -> int:
     return EXIT_OK if result.quality_gates is None or result.quality_gates.passed else EXIT_PROBLEMS
 
 
@@ -78,11 +175,25 @@ def run_report(args: argparse.Namespace) -> int:
     from answerlens.trials.reader import read_trial, trial_source
     from answerlens.trials.report import report_lines
 
+    if args.min_samples < 1:
+        raise UsageError("--min-samples must be at least 1")
     result = read_trial(args.result)
     if args.json:
         print(json.dumps(result.summary.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
-        print("\n".join(report_lines(result, trial_source(args.result))))
+        print("\n".join(report_lines(result, trial_source(args.result), min_samples=args.min_samples)))
     if result.summary_matches is False:
         return EXIT_PROBLEMS
-    return EXIT_OK if result.quality_gates is None or result.quality_gates.passed else EXIT_PROBLEMS
+    return _gates_exit(result)
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    from answerlens.trials.gates import load_gates
+    from answerlens.trials.merge import merge_shards
+    from answerlens.trials.report import report_lines
+
+    gates = load_gates(args.gates) if args.gates else None
+    result, path = merge_shards(args.shards, args.out, gates=gates)
+    print(f"merged {len(args.shards)} shards: {len(result.samples)} samples; result: {path}", file=sys.stderr)
+    print("\n".join(report_lines(result, path)))
+    return _gates_exit(result)

@@ -52,6 +52,9 @@ class Preflight:
     context_tokens_estimate: int | None = None
     fits: bool | None = None
     problem: str | None = None
+    problem_kind: str | None = None
+    """What ``problem`` is, as a code: an ``AnswerabilityError`` kind (``connection_refused``, ``unauthorized`` …),
+    ``model_not_found`` or ``context_too_long``."""
 
 
 async def _get(client: httpx.AsyncClient, url: str, headers: dict[str, str], failures: Failures,
@@ -120,7 +123,8 @@ async def preflight(
         except AnswerabilityError as exc:
             # Reachable means an HTTP answer came back, even a refusal; silence is not reachable.
             reachable = exc.kind not in _NO_ANSWER
-            return Preflight(reachable=reachable, context_tokens_estimate=estimate, problem=str(exc))
+            return Preflight(reachable=reachable, context_tokens_estimate=estimate, problem=str(exc),
+                             problem_kind=exc.kind)
         # A llama.cpp server answers with the one model it loaded, whatever name is asked for.
         listed = models and kind.lists_models
         found = _has_model(models, config.model) if listed or kind.wire == Wire.OLLAMA else None
@@ -132,19 +136,22 @@ async def preflight(
     if estimate is not None and window is not None:
         reserve = config.max_tokens or REPLY_RESERVE_TOKENS
         fits = estimate + math.ceil(len(prompt_for(config.prompt).system) / CHARS_PER_TOKEN) + reserve <= window
-    problem = None
+    problem = kind_of_problem = None
     if found is False:
+        kind_of_problem = "model_not_found"
         remedy = "pick a listed model"
         if kind.wire == Wire.OLLAMA:
             remedy = f"pull it with `ollama pull {config.model}` or pick a listed model"
         problem = f"model {config.model!r} is not on {failures.server} — {remedy}"
     elif fits is False:
+        kind_of_problem = "context_too_long"
         larger = {"ollama": "num_ctx", "llamacpp": "the server's context (`answerlens serve-model --ctx N`)"}.get(
             config.provider, "the server's context window")
         problem = (f"the context (about {estimate} tokens, plus the prompt and room for the reply) does not "
                    f"fit the context window of {window} tokens — raise {larger}, or pack a smaller bundle")
     return Preflight(reachable=True, server=server, models=tuple(models), model_found=found,
-                     context_window=window, context_tokens_estimate=estimate, fits=fits, problem=problem)
+                     context_window=window, context_tokens_estimate=estimate, fits=fits, problem=problem,
+                     problem_kind=kind_of_problem)
 
 
 async def _optional(client: httpx.AsyncClient, url: str, config: AnswerabilityConfig, failures: Failures,

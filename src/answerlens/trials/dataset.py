@@ -93,6 +93,7 @@ def load_dataset(path: Path | str) -> Dataset:
     problems: list[str] = []
     cases: list[LoadedCase] = []
     seen: dict[str, str] = {}
+    files: dict[Path, tuple[MemoryBundle, str]] = {}
     for where, raw in raw_cases:
         label = f"{where} (case {raw.get('id')!r})" if isinstance(raw, dict) and raw.get("id") else where
         try:
@@ -105,7 +106,7 @@ def load_dataset(path: Path | str) -> Dataset:
             continue
         seen[case.id] = where
         try:
-            bundle, bundle_file_sha = _case_bundle(path, case)
+            bundle, bundle_file_sha = _case_bundle(path, case, files)
         except BundleError as exc:
             problems.append(f"{label}: field 'bundle': {exc}")
             continue
@@ -146,12 +147,16 @@ def _raw_cases(path: Path, text: str) -> list[tuple[str, Any]]:
     return [(f"cases[{index}]", item) for index, item in enumerate(data)]
 
 
-def _case_bundle(dataset_path: Path, case: TrialCase) -> tuple[MemoryBundle, str | None]:
+def _case_bundle(dataset_path: Path, case: TrialCase,
+                 files: dict[Path, tuple[MemoryBundle, str]]) -> tuple[MemoryBundle, str | None]:
+    """The case's bundle; a bundle file that several cases name is read and loaded once (bundles are frozen)."""
     if isinstance(case.bundle, str):
         bundle_path = (dataset_path.parent / case.bundle).resolve()
-        try:
-            file_sha = hashlib.sha256(bundle_path.read_bytes()).hexdigest()
-        except OSError as exc:
-            raise BundleError(f"cannot read {case.bundle} ({exc.strerror})") from None
-        return load_bundle(bundle_path), file_sha
+        if bundle_path not in files:
+            try:
+                data = bundle_path.read_bytes()
+            except OSError as exc:
+                raise BundleError(f"cannot read {case.bundle} ({exc.strerror})") from None
+            files[bundle_path] = (load_bundle(bundle_path), hashlib.sha256(data).hexdigest())
+        return files[bundle_path]
     return load_bundle(case.bundle, name="inline bundle"), None

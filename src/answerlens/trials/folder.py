@@ -22,6 +22,7 @@ from answerlens.prompts import prompt_for
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.log import TrialSample, round_trip_problem
 from answerlens.trials.result import RunIdentity, RunManifest, TrialResult
+from answerlens.trials.shard import Shard
 
 SAMPLES = "samples"
 MANIFEST = "run.json"
@@ -41,15 +42,23 @@ def sample_filename(case_id: str, repeat: int) -> str:
     return f"{slug}-{sha256_text(case_id)[:8]}-r{repeat:03d}.json"
 
 
-def json_text(model: BaseModel | dict[str, Any]) -> str:
-    """The one layout of every file of a run: two-space indents, non-ASCII kept, a final newline."""
-    data = model.model_dump(mode="json") if isinstance(model, BaseModel) else model
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+def json_text(model: BaseModel, *, exclude: set[str] | None = None) -> str:
+    """The one layout of every file of a run: two-space indents, non-ASCII kept, a final newline.
+
+    pydantic's serializer (compiled) writes what ``json.dumps(model.model_dump(mode="json"), indent=2,
+    ensure_ascii=False)`` writes, at a fraction of the cost (only floats below 1e-4 are spelt without an exponent).
+    """
+    return model.model_dump_json(indent=2, exclude=exclude) + "\n"
+
+
+def temporary_name(name: str) -> str:
+    """Where ``name`` is written before it is renamed into place (``prepare_output`` clears leftovers)."""
+    return f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
 
 
 def write_atomically(path: Path, text: str) -> None:
     """Write, fsync, rename over, fsync the directory: the file is either whole or absent."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp = path.with_name(temporary_name(path.name))
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(text)
         handle.flush()
@@ -68,7 +77,7 @@ def write_sample(samples_dir: Path, sample: TrialSample) -> None:
 
 def write_result(out: Path, result: TrialResult) -> Path:
     path = out / RESULT
-    write_atomically(path, json_text(result.file_json()))
+    write_atomically(path, result.file_text())
     return path
 
 
@@ -86,25 +95,35 @@ def read_manifest(path: Path) -> RunManifest:
         raise TrialError(f"{path}: not the manifest of an answerlens run ({describe_validation(exc)})") from None
 
 
-def prepare_output(out: Path, dataset: Dataset, identity: RunIdentity, repeats: int) -> Path:
-    """Create the folder (or check it holds a run of this dataset and configuration); the samples folder."""
+def prepare_output(out: Path, dataset: Dataset, identity: RunIdentity, repeats: int, *,
+                   shard: Shard | None = None, second_opinion: bool = False) -> Path:
+    """Create the folder (or check it holds a run of this dataset, configuration, shard and second-opinion
+    setting); the samples folder. Call it holding the folder's ``RunLock``: it clears leftover temporary files."""
     samples = out / SAMPLES
     samples.mkdir(parents=True, exist_ok=True)
     for leftover in samples.glob(".*.tmp"):
-        leftover.unlink()  # a write that was killed before its rename
+        leftover.unlink()  # a write that was killed before its rename (no other runner: the caller holds the lock)
     run_file = out / MANIFEST
+    plain = shard.plain() if shard is not None else None
     if not run_file.exists():
-        manifest = RunManifest(dataset=str(dataset.path), repeats=repeats, **dict(identity))
+        manifest = RunManifest(dataset=str(dataset.path), repeats=repeats, **dict(identity), shard=plain,
+                               second_opinion=second_opinion)
         write_atomically(run_file, json_text(manifest))
         return samples
-    saved = read_manifest(run_file).identity
+    saved = read_manifest(run_file)
     for name, was, now in (("dataset", saved.dataset_sha256, identity.dataset_sha256),
                            ("configuration", saved.configuration_sha256, identity.configuration_sha256),
-                           ("prompt", saved.prompt_sha256, identity.prompt_sha256)):
+                           ("prompt", saved.prompt_sha256, identity.prompt_sha256),
+                           ("shard", _label(saved.shard), _label(plain)),
+                           ("second-opinion setting", str(saved.second_opinion), str(second_opinion))):
         if was != now:
             raise TrialError(f"{out} holds a run with a different {name} ({was[:12]}… ≠ {now[:12]}…); refusing to "
                              "mix samples — use a fresh --out directory, or delete this one to start over")
     return samples
+
+
+def _label(shard: Shard | None) -> str:
+    return shard.label if shard is not None else "none"
 
 
 def saved_samples(samples_dir: Path, dataset: Dataset, identity: RunIdentity,

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from answerlens.errors import DatasetError
 from answerlens.trials.log import STRICT, AnswerLabel, QuestionLabel
+from answerlens.trials.opinions import SecondOpinionSummary
 from answerlens.trials.summary import TrialSummary
 
 Threshold = int | float
@@ -31,6 +32,12 @@ class Gate(StrEnum):
     CORRECT_DRAFT_FULL_ACCEPT_COUNT_MIN = "correct_draft_full_accept_count_min"
     ERROR_SAMPLES_MAX = "error_samples_max"
     """Ours: a failed call is never a pass."""
+    UNSAFE_ANSWERS_UNCAUGHT_MAX = "unsafe_answers_uncaught_max"
+    """Ours (``--second-opinion``): full answers to unanswerable questions that no flag and no verifier
+    disagreement questioned — what would get past a reviewer who reads the second opinion."""
+    UNSAFE_ANSWERS_CAUGHT_MAX = "unsafe_answers_caught_max"
+    """Ours (``--second-opinion``): full answers to unanswerable questions that the second opinion would have
+    caught — how often the model leans on it."""
 
     @property
     def at_least(self) -> bool:
@@ -39,6 +46,10 @@ class Gate(StrEnum):
     @property
     def needs_drafts(self) -> bool:
         return "draft" in self.value
+
+    @property
+    def needs_second_opinion(self) -> bool:
+        return self.value.startswith("unsafe_answers_")
 
 
 class GateResult(BaseModel):
@@ -69,6 +80,12 @@ def _full_accepts(summary: TrialSummary, label: AnswerLabel) -> int:
     return summary.draft_answers.of(label).full_accept_count
 
 
+def _opinions(summary: TrialSummary) -> SecondOpinionSummary:
+    if summary.second_opinion is None:
+        raise DatasetError("second-opinion gates need a run made with --second-opinion, and this one has none")
+    return summary.second_opinion
+
+
 OBSERVATIONS: dict[Gate, Callable[[TrialSummary], int]] = {
     Gate.UNSAFE_FULL_ANSWER_COUNT_MAX: lambda s: s.unanswerable.unsafe_full_answer_count,
     Gate.CITATION_ERRORS_MAX: lambda s: s.citation_errors,
@@ -78,6 +95,8 @@ OBSERVATIONS: dict[Gate, Callable[[TrialSummary], int]] = {
     Gate.INCORRECT_DRAFT_FULL_ACCEPT_COUNT_MAX: lambda s: _full_accepts(s, AnswerLabel.INCORRECT),
     Gate.CORRECT_DRAFT_FULL_ACCEPT_COUNT_MIN: lambda s: _full_accepts(s, AnswerLabel.CORRECT),
     Gate.ERROR_SAMPLES_MAX: lambda s: s.error_samples,
+    Gate.UNSAFE_ANSWERS_UNCAUGHT_MAX: lambda s: _opinions(s).unsafe_uncaught,
+    Gate.UNSAFE_ANSWERS_CAUGHT_MAX: lambda s: _opinions(s).unsafe_caught,
 }
 """What each gate observes in a summary."""
 

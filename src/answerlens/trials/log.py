@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, Validatio
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.errors import DatasetError, describe_validation
+from answerlens.second_opinion.models import SecondOpinion
 from answerlens.trials.found import SAMPLE_KIND
 
 STRICT = ConfigDict(frozen=True, extra="forbid")
@@ -88,11 +89,16 @@ class TrialSample(BaseModel):
     latency_ms: float
     assessment: AnswerabilityAssessment | None
     error: SampleError | None
+    second_opinion: SecondOpinion | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Ours (``trial --second-opinion``): the second opinion on the assessment, beside it and never inside its
+    hashed fields; left out of the file when absent, so samples written without one keep their exact bytes."""
 
     @model_validator(mode="after")
     def _one_outcome(self) -> TrialSample:
         if (self.assessment is None) == (self.error is None):
             raise ValueError("a sample holds either an assessment or an error, not both or neither")
+        if self.second_opinion is not None and self.assessment is None:
+            raise ValueError("only an assessed sample carries a second opinion")
         return self
 
     @property

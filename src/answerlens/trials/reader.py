@@ -17,7 +17,7 @@ from answerlens.errors import DatasetError, describe_validation
 from answerlens.trials import folder
 from answerlens.trials.found import FoundAssessment, holds_trial_log, plain_assessments
 from answerlens.trials.gates import default_gates, evaluate_gates
-from answerlens.trials.log import ResultKind, TrialSample, parse_samples, round_trip_problem
+from answerlens.trials.log import ResultKind, TrialSample, UpstreamSample, parse_samples, round_trip_problem
 from answerlens.trials.result import DatasetRecord, TrialResult
 from answerlens.trials.summary import summarize
 from answerlens.trials.upstream import upstream_result
@@ -83,9 +83,20 @@ def _read_folder(path: Path) -> TrialResult:
 
 
 def assessments_of(result: TrialResult) -> list[FoundAssessment]:
-    """Every assessed sample's assessment (error samples carry no verdict to verify or compare)."""
-    return [FoundAssessment(sample.assessment.model_dump(mode="json"), position, sample.question_id, sample.repeat)
+    """Every assessed sample's assessment (error samples carry no verdict to verify or compare); a sample with a
+    second opinion gives the printed document (assessment plus ``second_opinion``), so both are verified."""
+    return [FoundAssessment(_document(sample), position, sample.question_id, sample.repeat)
             for position, sample in enumerate(result.samples) if sample.assessment is not None]
+
+
+def _document(sample: TrialSample | UpstreamSample) -> dict[str, Any]:
+    assert sample.assessment is not None
+    opinion = sample.second_opinion if isinstance(sample, TrialSample) else None
+    if opinion is None:
+        return sample.assessment.model_dump(mode="json")
+    from answerlens.second_opinion.document import output_document
+
+    return output_document(sample.assessment, opinion)
 
 
 def assessments_in(data: Any, source: str) -> list[FoundAssessment]:
@@ -96,5 +107,5 @@ def assessments_in(data: Any, source: str) -> list[FoundAssessment]:
     if isinstance(data.get("samples"), list):
         return assessments_of(parse_trial(data, source))
     sample = parse_samples([data], TrialSample, source)[0]
-    return [FoundAssessment(sample.assessment.model_dump(mode="json"), None, sample.question_id, sample.repeat)
+    return [FoundAssessment(_document(sample), None, sample.question_id, sample.repeat)
             ] if sample.assessment is not None else []

@@ -1,13 +1,19 @@
-"""A trial result as the text ``answerlens trial`` and ``answerlens trial-report`` print."""
+"""A trial result as the text ``answerlens trial``, ``trial-report`` and ``trial-merge`` print."""
 
 from __future__ import annotations
 
-from answerlens.trials.log import AnswerLabel
+from collections import Counter
+
+from answerlens.trials.failures import group_errors
+from answerlens.trials.log import AnswerLabel, TrialSample
+from answerlens.trials.opinions import SecondOpinionSummary, catch_rows
+from answerlens.trials.rates import MIN_SAMPLES, summary_rates
 from answerlens.trials.result import TrialResult
 
 
-def report_lines(result: TrialResult, source: object) -> list[str]:
-    """Counts, draft counts, stability and agreement, whether the published summary is reproduced, the gates."""
+def report_lines(result: TrialResult, source: object, *, min_samples: int = MIN_SAMPLES) -> list[str]:
+    """Counts, draft counts, stability and agreement, rates (marked when too few samples back them), errors
+    grouped, the second opinion's counts, whether the published summary is reproduced, the gates."""
     s = result.summary
     lines = [f"{source}  ({result.kind.value})",
              f"questions: {s.questions}   samples: {s.samples}   error samples: {s.error_samples}   "
@@ -25,6 +31,14 @@ def report_lines(result: TrialResult, source: object) -> list[str]:
     lines.append(f"stability: identical actions {stability.questions_with_identical_actions}/{stability.questions}, "
                  f"identical verdicts {stability.questions_with_identical_verdicts}/{stability.questions}; "
                  f"requirement agreement {agreement.agreeing_requirements}/{agreement.matched_requirements}")
+    lines.append(f"rates (each over at least {min_samples} samples, else marked too few):")
+    lines += [f"  {rate.label:<52} {rate.text}" for rate in summary_rates(s, min_samples)]
+    groups = group_errors(s.errors)
+    if groups:
+        lines.append(f"errors: {s.error_samples} sample(s) in {len(groups)} group(s) of identical errors")
+        lines += [f"  {group.count:>4} × {group.kind}: {group.message}" for group in groups]
+    if s.second_opinion is not None:
+        lines += opinion_lines(s.second_opinion)
     if result.summary_matches is not None:
         verdict = "matches the published summary" if result.summary_matches else "DIFFERS from the published one"
         lines.append(f"summary recomputed from the samples {verdict}")
@@ -34,3 +48,27 @@ def report_lines(result: TrialResult, source: object) -> list[str]:
             mark = "pass" if gate.passed else "FAIL"
             lines.append(f"  {mark}  {name:<40} observed {gate.observed:>5}  required {gate.required}")
     return lines
+
+
+def opinion_lines(opinion: SecondOpinionSummary) -> list[str]:
+    """The run's second-opinion counts, and per reason the unsafe answers caught and the false alarms."""
+    lines = [f"second opinion: {opinion.assessments} assessments, {opinion.requirements_flagged} of "
+             f"{opinion.requirements_checked} checked requirements flagged, verifier agreed "
+             f"{opinion.verifier_agreements}/{opinion.verifier_checked}, strict policy changed "
+             f"{opinion.strict_changed}",
+             f"  unsafe answers (full answers to unanswerable questions): {opinion.unsafe_answers}, the second "
+             f"opinion would have caught {opinion.unsafe_caught}, uncaught {opinion.unsafe_uncaught}; "
+             f"false alarms on correct full answers: {opinion.false_alarms}/{opinion.correct_answers}"]
+    lines += [f"  {row.reason:<32} caught {row.unsafe_caught:>4}   false alarms {row.false_alarms:>4}"
+              for row in catch_rows(opinion)]
+    return lines
+
+
+def served_lines(result: TrialResult) -> list[str]:
+    """Which endpoint served how many assessed samples, when more than one did."""
+    served = Counter(sample.assessment.provider_metadata.base_url for sample in result.samples
+                     if isinstance(sample, TrialSample) and sample.assessment is not None
+                     and sample.assessment.provider_metadata is not None)
+    if len(served) < 2:
+        return []
+    return ["served by: " + ", ".join(f"{url} {count}" for url, count in sorted(served.items(), key=str))]

@@ -9,12 +9,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, field_serializer, model_validator
+from pydantic import BaseModel, Field, field_serializer, model_validator
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.trials.gates import GateReport
 from answerlens.trials.log import STRICT, TOLERANT, AnswerLabel, AnySample, QuestionLabel, ResultKind
+from answerlens.trials.shard import Shard
 from answerlens.trials.summary import TrialSummary
+
+
+def _absent(value: Any) -> bool:
+    """Fields answerlens added later are left out of a file while they hold their default (``exclude_if``, in
+    the compiled serializer), so files written before them, and runs that do not use them, keep their bytes."""
+    return value is None or value is False
 
 
 class RunIdentity(BaseModel):
@@ -50,6 +57,10 @@ class RunManifest(BaseModel):
     configuration_sha256: str
     prompt_version: str
     prompt_sha256: str
+    shard: Shard | None = Field(default=None, exclude_if=_absent)
+    """A sharded run's shard (without its case list); left out of the file otherwise."""
+    second_opinion: bool = Field(default=False, exclude_if=_absent)
+    """Whether every assessed sample carries a second opinion; left out of the file when not."""
 
     @field_serializer("configuration")
     def _public(self, config: AnswerabilityConfig) -> dict[str, Any]:
@@ -159,6 +170,9 @@ class TrialResult(BaseModel):
     samples: tuple[AnySample, ...]
     upstream: UpstreamRun | None = None
     """Upstream results only; never part of ``result.json``."""
+    shard: Shard | None = Field(default=None, exclude_if=_absent)
+    """Ours, sharded runs only (with every case id in the dataset's order, for ``trial-merge``); left out of the
+    file otherwise, so a merged result is byte for byte what one machine would have written."""
 
     @field_serializer("configuration")
     def _public(self, config: AnswerabilityConfig | None) -> dict[str, Any] | None:
@@ -193,6 +207,15 @@ class TrialResult(BaseModel):
 
     def file_json(self) -> dict[str, Any]:
         """``result.json`` as written: every field of ours, in order, and no upstream block."""
+        self._check_finished()
+        return self.model_dump(mode="json", exclude={"upstream"})
+
+    def file_text(self) -> str:
+        """``result.json``'s text: ``file_json()`` with two-space indents, non-ASCII kept, a final newline (the
+        layout of every file of a run; pydantic's compiled serializer, not ``json.dumps``, for speed)."""
+        self._check_finished()
+        return self.model_dump_json(indent=2, exclude={"upstream"}) + "\n"
+
+    def _check_finished(self) -> None:
         if self.kind != ResultKind.RESULT:
             raise ValueError(f"only a finished run is written as result.json, not {self.kind.value}")
-        return self.model_dump(mode="json", exclude={"upstream"})

@@ -1,7 +1,11 @@
-"""The trial runner: every (case, repeat) of a dataset assessed at a bounded concurrency, durable and resumable.
+"""The trial runner: every (case, repeat) of a dataset — or of one shard of it — assessed at a bounded
+concurrency per endpoint, each sample made durable as it finishes, resumable, one runner per folder.
 
-Each finished sample is saved at once (``trials.folder``); a failure is saved as an error sample, never as a
-verdict. When every planned sample exists, the typed ``TrialResult`` is built from them and written.
+Up front: the bounds (``limits``), the folder's lock (``lock``), the folder's identity (``folder``), a preflight of
+the endpoints (``preflight``). During: a pool of workers, one per request in flight, over the endpoints
+(``endpoints``); a writer thread for the samples (``writer``); an early stop when the first calls all fail alike
+(``failures``). A failure is saved as an error sample, never as a verdict; when every planned sample exists, the
+typed ``TrialResult`` is built (``assemble``) and written.
 """
 
 from __future__ import annotations
@@ -10,22 +14,30 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timezone
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from answerlens.assessment import AnswerabilityAssessment
-from answerlens.config import AnswerabilityConfig
+from answerlens.config import AnswerabilityConfig, EvidencePolicy
 from answerlens.errors import AnswerabilityError, TrialError
-from answerlens.evaluator import AnswerabilityEvaluator
-from answerlens.trials import folder
+from answerlens.evaluator import Answer, AnswerabilityEvaluator
+from answerlens.trials import folder, limits
+from answerlens.trials.assemble import assemble, dataset_record, question_records
 from answerlens.trials.dataset import Dataset, LoadedCase
-from answerlens.trials.gates import Gate, Threshold, default_gates, evaluate_gates
-from answerlens.trials.log import ResultKind, SampleError, TrialSample
-from answerlens.trials.result import DatasetRecord, QuestionRecord, RunIdentity, TrialResult
-from answerlens.trials.summary import summarize
+from answerlens.trials.endpoints import EndpointPool, EvaluatorFactory, normalise_endpoints
+from answerlens.trials.failures import EARLY_STOP, EarlyStop, EarlyStopWatch
+from answerlens.trials.gates import Gate, Threshold
+from answerlens.trials.lock import RunLock
+from answerlens.trials.log import SampleError, TrialSample
+from answerlens.trials.preflight import check_endpoints
+from answerlens.trials.result import RunIdentity, TrialResult
+from answerlens.trials.shard import Shard
+from answerlens.trials.writer import SampleWriter
 
-EvaluatorFactory = Callable[[AnswerabilityConfig], AnswerabilityEvaluator]
+if TYPE_CHECKING:  # a run without a second opinion never imports the claim verifier
+    from answerlens.claims.verifier import ClaimVerifier
+    from answerlens.second_opinion.models import SecondOpinion
 
 
 @dataclass(frozen=True)
@@ -49,13 +61,27 @@ class Progress:
 
 @dataclass(frozen=True)
 class TrialOutcome:
-    result: TrialResult | None
-    """None when the run was cancelled or stopped at its first failure (no ``result.json`` then)."""
+    result: TrialResult | None = field(repr=False)
+    """None when the run was cancelled or stopped early (no ``result.json`` then). Left out of the repr:
+    ``asyncio.run`` formats its main task's result when it restores the SIGINT handler, and the repr of every
+    sample of a large run took half a second."""
     result_path: Path | None
     new_samples: int
     reused_samples: int
     errors: int
     cancelled: bool
+    stopped: EarlyStop | None = None
+    """Why the run stopped early: its first calls all failed alike (rerunning resumes)."""
+    warnings: tuple[str, ...] = ()
+    """What the preflight noticed without refusing (an endpoint down while another is up …)."""
+
+
+@dataclass(frozen=True)
+class SecondOpinionSetting:
+    """``trial --second-opinion``: each assessed sample gets ``second_opinion_for`` with this verifier (None: the
+    flags only) and the configuration's evidence policy."""
+
+    verifier: ClaimVerifier | None = None
 
 
 async def run_trial(
@@ -70,117 +96,201 @@ async def run_trial(
     progress: Callable[[Progress], None] | None = None,
     cancel: threading.Event | None = None,
     evaluator_factory: EvaluatorFactory = AnswerabilityEvaluator,
+    shard: Shard | None = None,
+    endpoints: Sequence[str] = (),
+    preflight: bool = True,
+    early_stop: int = EARLY_STOP,
+    second_opinion: SecondOpinionSetting | None = None,
 ) -> TrialOutcome:
-    """Assess every (case, repeat) not already saved, writing each sample as it finishes, then summarise.
+    """Assess every (case, repeat) not already saved — only shard ``shard`` of them when given — over
+    ``endpoints`` (default: the configuration's server) with ``concurrency`` requests in flight on each; write each
+    sample as it finishes, then summarise.
 
-    Saved error samples are retried. Cancelling (``cancel.set()``) keeps finished samples and writes no
-    result; so does ``fail_fast`` after the first error. Rerunning the same call resumes.
+    Refused up front (``TrialError``): out-of-bounds counts, a folder another runner holds, a folder of another
+    run; (``AnswerabilityError``, kind ``preflight``) endpoints that cannot serve the model. Saved error samples
+    are retried. Cancelling (``cancel.set()``), ``fail_fast`` after an error, and ``early_stop`` (the first that
+    many calls all fail with one kind of error; 0 never) keep finished samples and write no result; rerunning
+    the same call resumes. The configuration's strict evidence policy implies a second opinion.
     """
-    _check_request(dataset, repeats, concurrency, gates)
+    limits.check_counts(repeats=repeats, concurrency=concurrency, endpoints=max(len(endpoints), 1),
+                        early_stop=early_stop)
+    limits.check_samples(len(dataset.cases), repeats)
+    urls = normalise_endpoints(config, endpoints)
+    if second_opinion is None and config.evidence_policy == EvidencePolicy.STRICT:
+        second_opinion = SecondOpinionSetting()
+    _check_gates(dataset, gates, second_opinion is not None)
     out = Path(out)
-    identity = folder.run_identity(dataset, config)
-    samples_dir = folder.prepare_output(out, dataset, identity, repeats)
-    saved = folder.saved_samples(samples_dir, dataset, identity, repeats)
-    done = {key: sample for key, sample in saved.items() if sample.error is None}  # error samples are retried
-    reused = len(done)
-    todo = [(item, repeat) for item, repeat in dataset.planned(repeats) if (item.case.id, repeat) not in done]
-    run = _Run(identity, samples_dir, len(todo), concurrency, fail_fast, progress, cancel)
-    if todo:
-        async with evaluator_factory(config) as evaluator:
-            await asyncio.gather(*(run.sample(evaluator, item, repeat) for item, repeat in todo))
-    done.update(run.finished)
-    cancelled = cancel is not None and cancel.is_set()
-    if cancelled or (fail_fast and run.errors):
-        return TrialOutcome(result=None, result_path=None, new_samples=len(run.finished), reused_samples=reused,
-                            errors=run.errors, cancelled=cancelled)
-    samples = [done[(item.case.id, repeat)] for item, repeat in dataset.planned(repeats)]
-    result = build_result(dataset, samples, identity, repeats=repeats, concurrency=concurrency, gates=gates,
-                          wall_seconds=time.monotonic() - run.started)
-    return TrialOutcome(result=result, result_path=folder.write_result(out, result), new_samples=len(run.finished),
-                        reused_samples=reused, errors=run.errors, cancelled=False)
+    with RunLock(out):
+        plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None)
+        warnings = await check_endpoints(config, urls) if preflight and plan.todo else ()
+        run = _Run(plan, _Policy(fail_fast, early_stop, progress, cancel), second_opinion)
+        if plan.todo:
+            async with EndpointPool(config, urls, concurrency, evaluator_factory) as pool, SampleWriter() as writer:
+                await run.all(pool, writer)
+        return _finish(plan, run, gates=gates, concurrency=concurrency, warnings=warnings)
 
 
-def _check_request(dataset: Dataset, repeats: int, concurrency: int, gates: Mapping[Gate, Threshold] | None) -> None:
-    if repeats < 1:
-        raise TrialError("repeats must be at least 1")
-    if concurrency < 1:
-        raise TrialError("concurrency must be at least 1")
-    draft_gates = sorted(name for name in gates or {} if Gate(name).needs_drafts)
+def _check_gates(dataset: Dataset, gates: Mapping[Gate, Threshold] | None, opinions: bool) -> None:
+    named = [Gate(name) for name in gates or {}]
+    draft_gates = sorted(gate.value for gate in named if gate.needs_drafts)
     if draft_gates and not dataset.has_drafts:
         raise TrialError(f"gates {', '.join(draft_gates)} need draft answers, and this dataset has none")
+    opinion_gates = sorted(gate.value for gate in named if gate.needs_second_opinion)
+    if opinion_gates and not opinions:
+        raise TrialError(f"gates {', '.join(opinion_gates)} need --second-opinion")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What this invocation runs: the planned samples, the ones already saved, the ones to do."""
+
+    dataset: Dataset
+    identity: RunIdentity
+    repeats: int
+    out: Path
+    samples_dir: Path
+    shard: Shard | None
+    planned: tuple[tuple[LoadedCase, int], ...]
+    done: dict[tuple[str, int], TrialSample]
+    todo: tuple[tuple[LoadedCase, int], ...]
+
+    @classmethod
+    def prepare(cls, dataset: Dataset, config: AnswerabilityConfig, repeats: int, out: Path, shard: Shard | None,
+                opinions: bool) -> _Plan:
+        identity = folder.run_identity(dataset, config)
+        samples_dir = folder.prepare_output(out, dataset, identity, repeats, shard=shard, second_opinion=opinions)
+        saved = folder.saved_samples(samples_dir, dataset, identity, repeats)
+        planned = tuple((item, repeat) for item, repeat in dataset.planned(repeats)
+                        if shard is None or shard.holds(item.case.id, repeat))
+        done = {key: sample for key, sample in saved.items() if sample.error is None}  # error samples are retried
+        todo = tuple((item, repeat) for item, repeat in planned if (item.case.id, repeat) not in done)
+        return cls(dataset, identity, repeats, out, samples_dir, shard, planned, done, todo)
+
+
+@dataclass(frozen=True)
+class _Policy:
+    fail_fast: bool
+    early_stop: int
+    progress: Callable[[Progress], None] | None
+    cancel: threading.Event | None
 
 
 class _Run:
-    """The new samples of one invocation: bounded concurrency, each saved as it finishes, progress, stopping."""
+    """The new samples of one invocation: one worker per request in flight, each sample saved as it finishes."""
 
-    def __init__(self, identity: RunIdentity, samples_dir: Path, total: int, concurrency: int, fail_fast: bool,
-                 progress: Callable[[Progress], None] | None, cancel: threading.Event | None) -> None:
-        self.identity = identity
-        self.samples_dir = samples_dir
-        self.total = total
-        self.fail_fast = fail_fast
-        self.progress = progress
-        self.cancel = cancel
+    def __init__(self, plan: _Plan, policy: _Policy, second_opinion: SecondOpinionSetting | None) -> None:
+        self.plan = plan
+        self.policy = policy
+        self.second_opinion = second_opinion
         self.finished: dict[tuple[str, int], TrialSample] = {}
         self.errors = 0
+        self.stopped: EarlyStop | None = None
         self.started = time.monotonic()
-        self._stop = asyncio.Event()
-        self._slots = asyncio.Semaphore(concurrency)
+        self._watch = EarlyStopWatch(policy.early_stop)
+        self._halt = False
+        self._pending: set[asyncio.Task[None]] = set()
+        """Samples being derived and saved."""
+
+    @property
+    def cancelled(self) -> bool:
+        return self.policy.cancel is not None and self.policy.cancel.is_set()
 
     def stopping(self) -> bool:
-        return self._stop.is_set() or (self.cancel is not None and self.cancel.is_set())
+        return self._halt or self.cancelled
 
-    async def sample(self, evaluator: AnswerabilityEvaluator, item: LoadedCase, repeat: int) -> None:
-        async with self._slots:
-            if self.stopping():
-                return
-            sample = await self._assess(evaluator, item, repeat)
-        # The slot is free again: the next request goes out while this sample is made durable (two fsyncs).
-        await asyncio.to_thread(folder.write_sample, self.samples_dir, sample)
-        self.finished[(item.case.id, repeat)] = sample
-        if self.progress is not None:
-            status = (f"error ({sample.error.kind})" if sample.error is not None
-                      else sample.assessment.recommended_action.value if sample.assessment is not None else "")
-            self.progress(Progress(len(self.finished), self.total, self.errors, time.monotonic() - self.started,
-                                   f"{item.case.id} repeat {repeat}: {status}"))
+    async def all(self, pool: EndpointPool, writer: SampleWriter) -> None:
+        queue = iter(self.plan.todo)  # shared: each (case, repeat) is taken by exactly one worker
 
-    async def _assess(self, evaluator: AnswerabilityEvaluator, item: LoadedCase, repeat: int) -> TrialSample:
-        began = time.monotonic()
-        assessment: AnswerabilityAssessment | None = None
-        error: SampleError | None = None
+        async def worker() -> None:
+            for item, repeat in queue:
+                if self.stopping():
+                    return
+                began = time.monotonic()
+                answer, error = await self._ask(pool, item)
+                latency = round((time.monotonic() - began) * 1000, 3)
+                self._note(error)
+                # Derived, given its second opinion and made durable in the background: this worker's next
+                # request is on the wire before any of that CPU work runs.
+                task = asyncio.create_task(self._complete(writer, item, repeat, answer, error, latency))
+                self._pending.add(task)
+                task.add_done_callback(self._pending.discard)
+
+        workers = [asyncio.create_task(worker()) for _ in range(min(pool.capacity, len(self.plan.todo)))]
         try:
-            assessment = await evaluator.assess(item.case.question, item.bundle, answer=item.case.answer)
+            await asyncio.gather(*workers)
+        except BaseException:
+            for task in workers:  # an unexpected failure stops every worker, not just the one that met it
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            raise
+        finally:
+            await asyncio.gather(*list(self._pending))  # a failed write (disk full …) is raised here
+
+    @staticmethod
+    async def _ask(pool: EndpointPool, item: LoadedCase) -> tuple[Answer | None, SampleError | None]:
+        try:
+            return await pool.ask(item.case.question, item.bundle, item.case.answer), None
         except (AnswerabilityError, ValueError) as exc:
             # A failure is recorded as an error sample, never as a verdict.
-            error = SampleError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))
-            self.errors += 1
-            if self.fail_fast:
-                self._stop.set()
+            return None, SampleError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))
+
+    async def _complete(self, writer: SampleWriter, item: LoadedCase, repeat: int, answer: Answer | None,
+                        error: SampleError | None, latency: float) -> None:
+        assessment = answer.derive() if answer is not None else None
+        opinion = await self._opinion(assessment, item) if assessment is not None else None
         case = item.case
-        return TrialSample(case_id=case.id, question_id=case.id, question_type=case.question_type, label=case.label,
-                           answer_label=case.answer_label, repeat=repeat,
-                           dataset_sha256=self.identity.dataset_sha256, case_sha256=item.sha256,
-                           configuration_sha256=self.identity.configuration_sha256,
-                           latency_ms=round((time.monotonic() - began) * 1000, 3), assessment=assessment, error=error)
+        sample = TrialSample(case_id=case.id, question_id=case.id, question_type=case.question_type,
+                             label=case.label, answer_label=case.answer_label, repeat=repeat,
+                             dataset_sha256=self.plan.identity.dataset_sha256, case_sha256=item.sha256,
+                             configuration_sha256=self.plan.identity.configuration_sha256, latency_ms=latency,
+                             assessment=assessment, error=error, second_opinion=opinion)
+        await self._save(writer, sample)
+
+    def _note(self, error: SampleError | None) -> None:
+        if error is not None:
+            self.errors += 1
+            if self.policy.fail_fast:
+                self._halt = True
+        stop = self._watch.record(error)
+        if stop is not None:
+            self.stopped, self._halt = stop, True
+
+    async def _opinion(self, assessment: AnswerabilityAssessment, item: LoadedCase) -> SecondOpinion | None:
+        if self.second_opinion is None:
+            return None
+        from answerlens.second_opinion.opinion import second_opinion_for
+
+        return await second_opinion_for(assessment, item.bundle, item.case.question,
+                                        verifier=self.second_opinion.verifier,
+                                        policy=self.plan.identity.configuration.evidence_policy)
+
+    async def _save(self, writer: SampleWriter, sample: TrialSample) -> None:
+        try:
+            await writer.save(self.plan.samples_dir / folder.sample_filename(sample.case_id, sample.repeat), sample)
+        except OSError:
+            self._halt = True  # no new requests once samples can no longer be kept
+            raise
+        self.finished[(sample.case_id, sample.repeat)] = sample
+        if self.policy.progress is not None:
+            status = (f"error ({sample.error.kind})" if sample.error is not None
+                      else sample.assessment.recommended_action.value if sample.assessment is not None else "")
+            self.policy.progress(Progress(len(self.finished), len(self.plan.todo), self.errors,
+                                          time.monotonic() - self.started,
+                                          f"{sample.case_id} repeat {sample.repeat}: {status}"))
 
 
-def build_result(dataset: Dataset, samples: Sequence[TrialSample], identity: RunIdentity, *, repeats: int,
-                 concurrency: int, gates: Mapping[Gate, Threshold] | None, wall_seconds: float) -> TrialResult:
-    """The result of a run whose planned samples all exist, in the dataset's order."""
-    summary = summarize(samples, drafts=dataset.has_drafts)
-    cases = {item.case.id: item.case for item in dataset.cases}
-    questions = []
-    for entry in summary.per_question:
-        case = cases[entry.question_id]
-        questions.append(QuestionRecord(
-            question_id=case.id, question=case.question, label=case.label, question_type=case.question_type,
-            answer_label=case.answer_label,
-            sample_files=tuple(folder.sample_filename(case.id, repeat) for repeat in range(repeats))))
-    return TrialResult(
-        kind=ResultKind.RESULT, schema_version=1,
-        dataset=DatasetRecord(path=str(dataset.path), sha256=dataset.sha256, cases=len(dataset.cases)),
-        **dict(identity), repeats=repeats, concurrency=concurrency,
-        finished_at=datetime.now(timezone.utc).replace(microsecond=0), wall_seconds=round(wall_seconds, 3),
-        summary=summary, quality_gates=evaluate_gates(summary, gates if gates is not None else default_gates(summary)),
-        questions=tuple(questions), samples=tuple(samples),
-    )
+def _finish(plan: _Plan, run: _Run, *, gates: Mapping[Gate, Threshold] | None, concurrency: int,
+            warnings: tuple[str, ...]) -> TrialOutcome:
+    done = {**plan.done, **run.finished}
+    new, reused = len(run.finished), len(plan.done)
+    if run.cancelled or run.stopped is not None or (run.policy.fail_fast and run.errors):
+        return TrialOutcome(None, None, new, reused, run.errors, run.cancelled, stopped=run.stopped,
+                            warnings=warnings)
+    samples = [done[(item.case.id, repeat)] for item, repeat in plan.planned]
+    shard = plan.shard.model_copy(update={"cases": tuple(item.case.id for item in plan.dataset.cases)}) \
+        if plan.shard is not None else None
+    result = assemble(dataset_record(plan.dataset), question_records(plan.dataset), samples, plan.identity,
+                      repeats=plan.repeats, concurrency=concurrency, gates=gates,
+                      wall_seconds=time.monotonic() - run.started, drafts=plan.dataset.has_drafts, shard=shard)
+    return TrialOutcome(result, folder.write_result(plan.out, result), new, reused, run.errors, False,
+                        warnings=warnings)

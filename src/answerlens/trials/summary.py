@@ -10,13 +10,19 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, Field
 
 from answerlens.errors import DatasetError
 from answerlens.trials.log import STRICT, AnswerLabel, AnySample, QuestionLabel
+from answerlens.trials.opinions import SecondOpinionSummary, summarize_opinions
 from answerlens.verdict import AnswerabilityAction, AnswerabilityStatus, AnswerabilityVerdict
 
 Action = AnswerabilityAction
+
+def _absent(value: Any) -> bool:
+    """Optional blocks are left out of the file when absent (in the compiled serializer: fast for large runs)."""
+    return value is None
+
 
 ActionCounts = dict[AnswerabilityAction, int]
 """Samples per recommended action, in action-name order; actions no sample took are left out."""
@@ -91,15 +97,8 @@ class QuestionSummary(BaseModel):
     question_type: str | None
     verdicts: tuple[AnswerabilityVerdict, ...]
     actions: tuple[AnswerabilityAction, ...]
-    error_repeats: tuple[int, ...] | None = None
+    error_repeats: tuple[int, ...] | None = Field(default=None, exclude_if=_absent)
     """Ours: the repeats that are error samples; left out of the file when there are none."""
-
-    @model_serializer(mode="wrap")
-    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if self.error_repeats is None:
-            data.pop("error_repeats")
-        return data
 
     @property
     def complete(self) -> bool:
@@ -165,18 +164,14 @@ class TrialSummary(BaseModel):
     citation_errors: int
     """Citation error strings over all assessed samples."""
     per_question: tuple[QuestionSummary, ...]
-    draft_answers: DraftAnswers | None = None
+    draft_answers: DraftAnswers | None = Field(default=None, exclude_if=_absent)
     """Draft runs only; left out of the file otherwise."""
     error_samples: int
     errors: tuple[ErrorEntry, ...]
     requirement_agreement: RequirementAgreement
-
-    @model_serializer(mode="wrap")
-    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if self.draft_answers is None:
-            data.pop("draft_answers")
-        return data
+    second_opinion: SecondOpinionSummary | None = Field(default=None, exclude_if=_absent)
+    """Ours, runs with ``--second-opinion`` only: requirements flagged, verifier agreement, unsafe answers the
+    second opinion would have caught; left out of the file otherwise."""
 
     @property
     def planned_samples(self) -> int:
@@ -230,6 +225,7 @@ def summarize(samples: Iterable[AnySample], *, drafts: bool = False) -> TrialSum
         error_samples=len(errors),
         errors=errors,
         requirement_agreement=requirement_agreement(by_question),
+        second_opinion=summarize_opinions(ordered),
     )
 
 

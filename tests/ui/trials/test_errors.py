@@ -38,7 +38,7 @@ def unreachable(tmp_path_factory: pytest.TempPathFactory) -> TrialResult:
     config = AnswerabilityConfig(provider="ollama", model="m", base_url=f"http://127.0.0.1:{closed_port()}/v1",
                                  timeout=5, max_retries=0)
     asyncio.run(run_trial(load_dataset(folder / "cases.json"), config, repeats=2, out=folder / "run",
-                          concurrency=4))
+                          concurrency=4, preflight=False, early_stop=0))  # the run the preflight would refuse
     return read_trial(folder / "run")
 
 

@@ -86,3 +86,30 @@ def test_failure_for_says_what_went_wrong_and_what_applies(exc: Exception, title
     failure = trial_job.failure_for(exc)
     assert failure.title == title and failure.remedy is not None and remedy in failure.remedy
     assert "recorded response" not in failure.message + failure.remedy  # the Trials page offers none
+
+
+def test_a_folder_another_runner_holds_is_refused_with_its_pid(tmp_path: Path) -> None:
+    import os
+
+    from answerlens.trials.lock import RunLock
+
+    with oracle_server({}) as server, RunLock(tmp_path / "run"):
+        job = trial_job.start(dataset(tmp_path), config(server.base_url), out=tmp_path / "run", repeats=1,
+                              concurrency=1)
+        assert job.wait(30)
+        assert sum(server.requests.values()) == 0
+    assert job.outcome is None and job.failure is not None
+    assert job.failure.title == "Another run is writing to this output directory"
+    assert f"pid {os.getpid()}" in job.failure.message
+
+
+def test_an_endpoint_that_is_not_there_is_refused_before_any_sample(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    job = trial_job.start(dataset(tmp_path), config(url), out=tmp_path / "run", repeats=1, concurrency=1)
+    assert job.wait(30) and job.failure is not None
+    assert job.failure.title == "The endpoint cannot serve this trial"
+    assert "not reachable" in job.failure.message

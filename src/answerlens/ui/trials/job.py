@@ -1,7 +1,9 @@
 """A trial running in a background thread, so the page can poll its progress and cancel it (no streamlit).
 
 The thread owns its own event loop (``asyncio.run``); the page only reads ``progress`` and ``outcome``, and sets
-``cancel``. Cancelling lets in-flight samples finish and keeps every saved sample; rerunning resumes.
+``cancel``. Cancelling lets in-flight samples finish and keeps every saved sample; rerunning resumes. The run
+goes through ``run_trial``, so through the run folder's lock: a folder the CLI (or another tab) is writing to is
+refused with the holder's pid and start time.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from answerlens.config import AnswerabilityConfig
-from answerlens.errors import AnswerabilityError, AnswerlensError, DatasetError, TrialError
+from answerlens.errors import AnswerabilityError, AnswerlensError, DatasetError, TrialError, TrialLockError
+from answerlens.trials import limits
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.runner import Progress, TrialOutcome, run_trial
 from answerlens.ui.common.runner import Failure
@@ -69,6 +72,13 @@ class TrialJob:
 
     def _run(self) -> None:
         try:
+            limits.check_counts(repeats=self.repeats, concurrency=self.concurrency)
+            limits.check_samples(len(self.dataset.cases), self.repeats)
+        except TrialError as exc:
+            self._fail(Failure("The trial settings are out of bounds", str(exc), "lower the repeats or the "
+                               "concurrency", "settings"))
+            return
+        try:
             self.outcome = asyncio.run(run_trial(
                 self.dataset, self.config, repeats=self.repeats, out=self.out, concurrency=self.concurrency,
                 progress=self._record, cancel=self.cancel))
@@ -78,6 +88,12 @@ class TrialJob:
             with self._changed:
                 self.finished = time.monotonic()
                 self._changed.notify_all()
+
+    def _fail(self, failure: Failure) -> None:
+        with self._changed:
+            self.failure = failure
+            self.finished = time.monotonic()
+            self._changed.notify_all()
 
     def _record(self, progress: Progress) -> None:
         with self._changed:
@@ -95,6 +111,12 @@ def failure_for(exc: Exception) -> Failure:
     preflight or lock once it has them); its ``remedy`` attribute, when the engine sets one, is shown as is.
     """
     remedy = getattr(exc, "remedy", None)
+    if isinstance(exc, TrialLockError):  # another run (the CLI, or another browser tab) holds the folder
+        return Failure("Another run is writing to this output directory", str(exc),
+                       "wait for it to finish, or choose another output directory", "trial")
+    if isinstance(exc, AnswerabilityError) and exc.kind == "preflight":  # refused before any sample
+        return Failure("The endpoint cannot serve this trial", trial_message(str(exc)),
+                       trial_remedy(exc.kind) if exc.remedy is None else exc.remedy, "endpoint")
     if isinstance(exc, TrialError):
         return Failure(NOT_STARTED, str(exc), remedy or "fix what the message names; for a folder that holds "
                        "another run, choose a fresh output directory or open it under “Open a result”", "trial")

@@ -1,0 +1,78 @@
+"""What error samples come to: identical errors grouped with a count, and the early stop of a run whose first
+calls all fail the same way (an unreachable server, a missing model, a wrong key), so such a run never reports
+figures from the few samples that happened to get through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from answerlens.trials.log import STRICT, SampleError
+from answerlens.trials.summary import ErrorEntry
+
+EARLY_STOP = 5
+"""Default: stop when the first 5 calls of an invocation all fail with the same kind of error (0: never)."""
+
+
+class ErrorGroup(BaseModel):
+    """Error samples with one kind and one message, and how many there are."""
+
+    model_config = STRICT
+
+    kind: str
+    message: str
+    count: int
+    first_question_id: str
+    first_repeat: int
+    """The first such sample in the run's order."""
+
+
+def group_errors(errors: Iterable[ErrorEntry]) -> tuple[ErrorGroup, ...]:
+    """Identical (kind, message) errors as one group each; the largest group first, then by first appearance."""
+    groups: dict[tuple[str, str], ErrorGroup] = {}
+    for error in errors:
+        key = (error.kind, error.message)
+        found = groups.get(key)
+        groups[key] = found.model_copy(update={"count": found.count + 1}) if found is not None else ErrorGroup(
+            kind=error.kind, message=error.message, count=1, first_question_id=error.question_id,
+            first_repeat=error.repeat)
+    order = {key: index for index, key in enumerate(groups)}
+    return tuple(sorted(groups.values(), key=lambda group: (-group.count, order[(group.kind, group.message)])))
+
+
+@dataclass(frozen=True)
+class EarlyStop:
+    """Why a run stopped before its end: its first ``calls`` calls all failed with ``kind``."""
+
+    kind: str
+    message: str
+    """The first failure's message (with its remedy)."""
+    calls: int
+
+    @property
+    def text(self) -> str:
+        return f"the first {self.calls} calls all failed with {self.kind}: {self.message}"
+
+
+@dataclass
+class EarlyStopWatch:
+    """Watches the first ``limit`` calls of one invocation, in the order they finish."""
+
+    limit: int = EARLY_STOP
+    _first: list[SampleError | None] = field(default_factory=list)
+
+    def record(self, error: SampleError | None) -> EarlyStop | None:
+        """Note one finished call; the reason to stop when it completes ``limit`` failures of one kind."""
+        if self.limit <= 0 or len(self._first) >= self.limit:
+            return None
+        self._first.append(error)
+        if len(self._first) < self.limit:
+            return None
+        kinds = {item.kind if item is not None else None for item in self._first}
+        first = self._first[0]
+        if None in kinds or len(kinds) != 1 or first is None:
+            return None
+        return EarlyStop(kind=first.kind, message=first.message, calls=self.limit)

@@ -1,0 +1,43 @@
+"""The bounds of a trial run, checked up front (before a dataset is read or a request sent) by the CLI, the
+library and the Trials page alike, so a typo such as ``--repeats 99999999999`` is a one-line error, not an
+out-of-memory traceback.
+
+Why these numbers: ``result.json`` holds every sample (about 5 kB each with a small bundle), and the whole run is
+summarised in memory, so ``MAX_SAMPLES`` keeps a run's file near half a gigabyte at most; a sharded run counts
+whole, because its shards merge into one such file. ``MAX_CONCURRENCY`` is per endpoint: more requests in flight
+than that to one model server only queue inside it.
+"""
+
+from __future__ import annotations
+
+from answerlens.errors import TrialError
+
+MAX_REPEATS = 1_000
+MAX_CONCURRENCY = 256
+"""Requests in flight per endpoint."""
+MAX_ENDPOINTS = 64
+MAX_SAMPLES = 100_000
+"""Cases × repeats of the whole run (every shard together)."""
+MAX_EARLY_STOP = 1_000
+"""``early_stop`` at most: the first calls that must all fail alike before a run stops."""
+
+
+def _within(name: str, value: int, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        shown = f"{value:,}" if isinstance(value, int) else repr(value)
+        raise TrialError(f"{name} must be a whole number from {low:,} to {high:,} (got {shown})")
+
+
+def check_counts(*, repeats: int, concurrency: int, endpoints: int = 1, early_stop: int = 0) -> None:
+    """The bounds that need no dataset; a value out of bounds is a ``TrialError`` naming it and its bounds."""
+    _within("repeats", repeats, 1, MAX_REPEATS)
+    _within("concurrency", concurrency, 1, MAX_CONCURRENCY)
+    _within("the number of endpoints", endpoints, 1, MAX_ENDPOINTS)
+    _within("early stop", early_stop, 0, MAX_EARLY_STOP)
+
+
+def check_samples(cases: int, repeats: int) -> None:
+    """The size of the whole run: cases × repeats at most ``MAX_SAMPLES``."""
+    if cases * repeats > MAX_SAMPLES:
+        raise TrialError(f"{cases:,} cases × {repeats:,} repeats = {cases * repeats:,} samples; a run holds at most "
+                         f"{MAX_SAMPLES:,} (fewer repeats, or split the dataset)")
