@@ -18,7 +18,14 @@ def test_the_summary_rates_name_their_denominators(golden: TrialResult, with_err
     rates = {rate.name: rate for rate in summary_rates(golden.summary)}
     assert (rates["unsafe_answer_rate"].count, rates["unsafe_answer_rate"].total) == (8, 24)
     assert rates["error_rate"].total == 66 and rates["unsafe_answer_rate"].enough
-    assert MIN_SAMPLES == 20
+    assert MIN_SAMPLES == 10
     few = {rate.name: rate for rate in summary_rates(with_errors.summary)}
     assert not few["full_answer_rate"].enough and "too few samples" in few["full_answer_rate"].text
     assert "verifier_agreement_rate" not in few  # only runs with a second opinion have it
+
+
+def test_the_cli_s_help_names_the_one_minimum() -> None:
+    from answerlens.cli.trial import MIN_SAMPLES_DEFAULT
+    from answerlens.ui.trials.viewmodel import MIN_SAMPLES_FOR_RATE
+
+    assert MIN_SAMPLES_DEFAULT == MIN_SAMPLES == MIN_SAMPLES_FOR_RATE

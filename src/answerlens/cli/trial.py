@@ -19,6 +19,9 @@ from answerlens.cli.common import (
     fail,
 )
 
+MIN_SAMPLES_DEFAULT = 10
+"""``answerlens.trials.rates.MIN_SAMPLES`` for the help text (the parser imports nothing heavy; a test pins them)."""
+
 if TYPE_CHECKING:
     from answerlens.trials.result import TrialResult
     from answerlens.trials.runner import Progress, SecondOpinionSetting, TrialOutcome
@@ -53,8 +56,8 @@ def add_commands(commands: Any) -> None:
     report = commands.add_parser("trial-report", help="print a trial result's summary and gates")
     report.add_argument("result", type=Path, help="result.json, a run directory, or an upstream result file")
     report.add_argument("--json", action="store_true", help="print the summary as JSON")
-    report.add_argument("--min-samples", type=int, default=20, metavar="N",
-                        help="rates over fewer than N samples are shown as too few (default 20)")
+    report.add_argument("--min-samples", type=int, metavar="N",
+                        help=f"rates over fewer than N samples are shown as too few (default {MIN_SAMPLES_DEFAULT})")
     report.set_defaults(handler=run_report)
 
     merge = commands.add_parser("trial-merge", help="merge the finished shards of one run into one result")
@@ -172,16 +175,18 @@ def _print_progress(progress: Progress) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    from answerlens.trials.rates import MIN_SAMPLES
     from answerlens.trials.reader import read_trial, trial_source
     from answerlens.trials.report import report_lines
 
-    if args.min_samples < 1:
+    min_samples = MIN_SAMPLES if args.min_samples is None else args.min_samples
+    if min_samples < 1:
         raise UsageError("--min-samples must be at least 1")
     result = read_trial(args.result)
     if args.json:
         print(json.dumps(result.summary.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
-        print("\n".join(report_lines(result, trial_source(args.result), min_samples=args.min_samples)))
+        print("\n".join(report_lines(result, trial_source(args.result), min_samples=min_samples)))
     if result.summary_matches is False:
         return EXIT_PROBLEMS
     return _gates_exit(result)

@@ -28,19 +28,24 @@ class ErrorGroup(BaseModel):
     first_question_id: str
     first_repeat: int
     """The first such sample in the run's order."""
+    last_question_id: str
+    last_repeat: int
+    """The last such sample."""
+    questions: int
+    """Distinct questions among them."""
 
 
 def group_errors(errors: Iterable[ErrorEntry]) -> tuple[ErrorGroup, ...]:
     """Identical (kind, message) errors as one group each; the largest group first, then by first appearance."""
-    groups: dict[tuple[str, str], ErrorGroup] = {}
+    found: dict[tuple[str, str], list[ErrorEntry]] = {}
     for error in errors:
-        key = (error.kind, error.message)
-        found = groups.get(key)
-        groups[key] = found.model_copy(update={"count": found.count + 1}) if found is not None else ErrorGroup(
-            kind=error.kind, message=error.message, count=1, first_question_id=error.question_id,
-            first_repeat=error.repeat)
-    order = {key: index for index, key in enumerate(groups)}
-    return tuple(sorted(groups.values(), key=lambda group: (-group.count, order[(group.kind, group.message)])))
+        found.setdefault((error.kind, error.message), []).append(error)
+    groups = [ErrorGroup(kind=kind, message=message, count=len(where), first_question_id=where[0].question_id,
+                         first_repeat=where[0].repeat, last_question_id=where[-1].question_id,
+                         last_repeat=where[-1].repeat, questions=len({error.question_id for error in where}))
+              for (kind, message), where in found.items()]
+    order = {key: index for index, key in enumerate(found)}
+    return tuple(sorted(groups, key=lambda group: (-group.count, order[(group.kind, group.message)])))
 
 
 @dataclass(frozen=True)

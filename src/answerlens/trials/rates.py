@@ -11,8 +11,10 @@ from pydantic import BaseModel
 from answerlens.trials.log import STRICT, AnswerLabel
 from answerlens.trials.summary import TrialSummary
 
-MIN_SAMPLES = 20
-"""Below this many samples (or questions, or matched requirements) a rate is shown as too few to mean much."""
+MIN_SAMPLES = 10
+"""Below this many samples (or questions, or matched requirements) a rate is shown as too few to mean much: 2
+answers out of 2 is not a 100% rate. Ten is where one sample moves a rate by ten points at most. The CLI's report
+and the Trials page both use this one number (``trial-report --min-samples`` sets another for one report)."""
 
 
 class Rate(BaseModel):

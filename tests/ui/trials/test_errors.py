@@ -10,14 +10,22 @@ import pytest
 
 from answerlens import AnswerabilityConfig
 from answerlens.trials.dataset import load_dataset
+from answerlens.trials.failures import group_errors
 from answerlens.trials.log import QuestionLabel, SampleError, TrialSample
 from answerlens.trials.reader import read_trial
 from answerlens.trials.result import TrialResult
 from answerlens.trials.runner import run_trial
+from answerlens.trials.summary import ErrorEntry
 from answerlens.ui.trials import errors as trial_errors
 from tests.scripted_server import closed_port
 
 BUNDLE = {"records": [{"text": "The API uses Postgres 16."}]}
+
+
+def entry(sample: TrialSample) -> ErrorEntry:
+    assert sample.error is not None
+    return ErrorEntry(question_id=sample.question_id, repeat=sample.repeat, label=sample.label,
+                      answer_label=sample.answer_label, kind=sample.error.kind, message=sample.error.message)
 
 
 def sample(question: str, repeat: int, kind: str | None = None, message: str = "it failed") -> TrialSample:
@@ -43,10 +51,9 @@ def unreachable(tmp_path_factory: pytest.TempPathFactory) -> TrialResult:
 
 
 def test_sixty_four_identical_errors_are_one_group(unreachable: TrialResult) -> None:
-    (group,) = trial_errors.group_errors(unreachable.samples)
+    (group,) = group_errors(unreachable.summary.errors)
     assert (group.count, group.kind, group.questions) == (64, "connection_refused", 32)
-    assert (group.first, group.last) == (("q00", 0), ("q31", 1))  # in the run's order
-    assert group.where == "q00 · repeat 0 … q31 · repeat 1"
+    assert trial_errors.where(group) == "q00 · repeat 0 … q31 · repeat 1"  # in the run's order
     shown = trial_errors.trial_message(group.message)
     assert "recorded response" not in shown and "is not reachable" in shown and "ollama serve" in shown
     assert "same output directory" in trial_errors.trial_remedy(group.kind)
@@ -56,13 +63,14 @@ def test_sixty_four_identical_errors_are_one_group(unreachable: TrialResult) -> 
 def test_groups_by_kind_and_message_largest_first() -> None:
     samples = [sample("a", 0, "schema", "bad reply"), sample("b", 0), sample("b", 1), sample("c", 0),
                sample("a", 1, "schema", "other reply")]
-    groups = trial_errors.group_errors(samples)
+    groups = group_errors(entry(sample) for sample in samples)
     assert [(group.kind, group.message, group.count) for group in groups] == [
         ("server_error", "it failed", 3), ("schema", "bad reply", 1), ("schema", "other reply", 1)]
-    assert groups[0].where == "b · repeat 0 … c · repeat 0" and groups[1].where == "a · repeat 0"
+    assert trial_errors.where(groups[0]) == "b · repeat 0 … c · repeat 0"
+    assert trial_errors.where(groups[1]) == "a · repeat 0"
     assert not trial_errors.every_call_failed_alike(groups, 0)
     assert not trial_errors.every_call_failed_alike(groups[:1], 5)  # some model calls succeeded
-    assert trial_errors.group_errors([]) == []
+    assert group_errors([]) == ()
 
 
 @pytest.mark.parametrize(

@@ -7,19 +7,19 @@ from pathlib import Path
 
 import pytest
 
+from answerlens.trials.failures import group_errors
 from answerlens.trials.log import ResultKind
 from answerlens.trials.result import TrialResult
 from answerlens.trials.runner import TrialOutcome
 from answerlens.trials.summary import summarize
 from answerlens.ui.trials import runstate
-from answerlens.ui.trials.errors import group_errors
 
 FINISHED = TrialOutcome(result=None, result_path=Path("runs/q/result.json"), new_samples=1, reused_samples=0,
                         errors=0, cancelled=False)
 
 
 def notices(result: TrialResult) -> list[runstate.Notice]:
-    return runstate.result_notices(result, group_errors(result.samples))
+    return runstate.result_notices(result, list(group_errors(result.summary.errors)))
 
 
 def test_a_large_finished_run_needs_no_notice(golden: TrialResult) -> None:

@@ -1,20 +1,19 @@
-"""Error samples as the Trials page shows them (pure): identical errors grouped with a count, and each message
-with the remedy that applies to a trial.
+"""Error samples as the Trials page shows them (pure): the engine's groups of identical errors
+(``answerlens.trials.failures.group_errors``) placed in the run, and each message with the remedy that applies to a
+trial.
 
 Provider errors end with a remedy written for a single assessment ("… — start it with `ollama serve`, or use the
 recorded response"); a trial cannot use a recorded response (it asks questions no recording answers), so that
 advice is removed here and the page says what does apply: rerun into the same folder, or change a setting and
-start a fresh one. ``group_errors`` works on the typed samples; when the engine records grouped errors itself,
-the page can read those instead and this function goes.
+start a fresh one.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from answerlens.trials.log import AnySample
+from answerlens.trials.failures import ErrorGroup
 
 RESUME = ("run the trial again into the same output directory: error samples are retried, finished ones are "
           "kept")
@@ -54,40 +53,13 @@ def trial_remedy(kind: str) -> str:
     return TRIAL_REMEDIES.get(kind, DEFAULT_REMEDY)
 
 
-@dataclass(frozen=True)
-class ErrorGroup:
-    """Error samples with the same kind and message: how many, and where they started and stopped."""
-
-    kind: str
-    message: str
-    """As recorded (``trial_message`` gives it as shown)."""
-    count: int
-    first: tuple[str, int]
-    """(question id, repeat) of the first such sample, in the run's order."""
-    last: tuple[str, int]
-    questions: int
-    """Distinct questions among them."""
-
-    @property
-    def where(self) -> str:
-        first, last = (f"{question} · repeat {repeat}" for question, repeat in (self.first, self.last))
-        return first if self.count == 1 else f"{first} … {last}"
+def where(group: ErrorGroup) -> str:
+    """Where a group of identical errors starts and stops, in the run's order."""
+    first = f"{group.first_question_id} · repeat {group.first_repeat}"
+    return first if group.count == 1 else f"{first} … {group.last_question_id} · repeat {group.last_repeat}"
 
 
-def group_errors(samples: Iterable[AnySample]) -> list[ErrorGroup]:
-    """The error samples grouped by (kind, message): the largest group first, then in order of first sight."""
-    found: dict[tuple[str, str], list[tuple[str, int]]] = {}
-    for sample in samples:
-        if sample.error is None:
-            continue
-        found.setdefault((sample.error.kind, sample.error.message), []).append((sample.question_id, sample.repeat))
-    groups = [ErrorGroup(kind, message, len(where), where[0], where[-1], len({question for question, _ in where}))
-              for (kind, message), where in found.items()]
-    order = {key: index for index, key in enumerate(found)}
-    return sorted(groups, key=lambda group: (-group.count, order[(group.kind, group.message)]))
-
-
-def every_call_failed_alike(groups: list[ErrorGroup], called: int) -> bool:
+def every_call_failed_alike(groups: Sequence[ErrorGroup], called: int) -> bool:
     """True when no model call succeeded (``called``: assessed samples that called the model) and all error
     samples share one kind and message: the endpoint, not the questions, failed, and no figure measures the model.
     Samples decided without a call (an empty bundle) do not count: they never reached the model."""

@@ -9,6 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from answerlens.report import download as report_download
+from answerlens.trials.failures import ErrorGroup, group_errors
 from answerlens.trials.gates import GateReport
 from answerlens.trials.log import ResultKind
 from answerlens.ui.common.markup import cell, esc, notice_html, outcome_cell, table_html
@@ -17,7 +18,7 @@ from answerlens.ui.trials import charts as trial_charts
 from answerlens.ui.trials import numbers_view, opinions_view, runstate, sample_view
 from answerlens.ui.trials import tables as trial_tables
 from answerlens.ui.trials import viewmodel as trial_results
-from answerlens.ui.trials.errors import ErrorGroup, group_errors, trial_message, trial_remedy
+from answerlens.ui.trials.errors import trial_message, trial_remedy, where
 from answerlens.ui.trials.run_view import Shown
 from answerlens.ui.trials.viewmodel import QuestionRow, SampleRef
 
@@ -26,7 +27,7 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
     result = shown.result
     refs = trial_results.samples(result)
     rows = trial_results.questions(result, refs)
-    groups = group_errors(result.samples)
+    groups = list(group_errors(result.summary.errors))
     st.subheader("Result")
     st.html(f'<div class="al-muted" data-trial-kind="{esc(result.kind.value)}">{esc(shown.origin)} · '
             f"{esc(trial_results.KIND_LABELS[result.kind])}</div>")
@@ -98,7 +99,7 @@ def _errors(groups: Sequence[ErrorGroup]) -> None:
                 f"{trial_results.counted(len(groups), 'group')}** — provider failures, recorded as errors and "
                 "never as verdicts")
     for group in groups:
-        title = f"×{group.count} {group.kind} · {group.where}"
+        title = f"×{group.count} {group.kind} · {where(group)}"
         st.html(f'<div data-error-group="{esc(group.kind)}" data-error-count="{group.count}">'
                 f"{notice_html('error', title, trial_message(group.message), trial_remedy(group.kind))}</div>")
 

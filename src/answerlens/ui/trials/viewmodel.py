@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from answerlens.trials.gates import GateReport
 from answerlens.trials.log import AnswerLabel, QuestionLabel, ResultKind, TrialSample
+from answerlens.trials.rates import MIN_SAMPLES
 from answerlens.trials.result import TrialResult
 from answerlens.verdict import AnswerabilityAction
 
@@ -143,9 +144,9 @@ def outcome_groups(refs: Sequence[SampleRef]) -> dict[str, Counter[str]]:
     return groups | {name: counts for name, counts in drafts.items() if counts}
 
 
-MIN_SAMPLES_FOR_RATE = 10
+MIN_SAMPLES_FOR_RATE = MIN_SAMPLES
 """Below this many samples (questions, matched requirements) a rate, or a count out of them, says "too few to rate"
-beside it: 2 answers out of 2 is not a 100% rate. Ten is where one sample moves a rate by ten points at most."""
+beside it (the engine's one definition, ``answerlens.trials.rates.MIN_SAMPLES``)."""
 
 
 @dataclass(frozen=True)
