@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-import pytest
-
-from answerlens.trials.failures import group_errors
+from answerlens.trials.failures import EarlyStop, group_errors
 from answerlens.trials.log import ResultKind
 from answerlens.trials.result import TrialResult
 from answerlens.trials.runner import TrialOutcome
@@ -47,27 +45,10 @@ def test_an_unfinished_run_is_provisional(with_errors: TrialResult) -> None:
     assert titles[0] == "Unfinished run: 4 samples saved so far"
 
 
-@dataclass(frozen=True)
-class _Stopped:
-    """Stands in for the engine's outcome once it records a stop (the fields ``engine_stop`` reads)."""
-
-    stopped_early: object
-    stop_reason: str | None = None
-
-
-@pytest.mark.parametrize(
-    "value, reason",
-    [
-        pytest.param(_Stopped(True, "the first 8 calls failed alike (connection_refused)"),
-                     "the first 8 calls failed alike (connection_refused)", id="flag_and_reason"),
-        pytest.param(_Stopped("8 identical failures"), "8 identical failures", id="reason_as_the_value"),
-        pytest.param(_Stopped(True), "the engine stopped the run early", id="flag_only"),
-        pytest.param(_Stopped(False, "ignored"), None, id="not_stopped"),
-        pytest.param(FINISHED, None, id="today_s_outcome_has_no_such_field"),
-    ],
-)
-def test_engine_stop_reads_the_seam(value: object, reason: str | None) -> None:
-    assert runstate.engine_stop(value) == reason
+def test_engine_stop_reads_the_outcome() -> None:
+    assert runstate.engine_stop(FINISHED) is None
+    stopped = replace(FINISHED, result=None, result_path=None, stopped=EarlyStop("connection_refused", "down", 5))
+    assert runstate.engine_stop(stopped) == "the first 5 calls all failed with connection_refused: down"
 
 
 def test_how_a_run_from_the_page_ended() -> None:
@@ -82,13 +63,7 @@ def test_how_a_run_from_the_page_ended() -> None:
 
 
 def test_a_stopped_outcome_says_why() -> None:
-    stopped = _StoppedOutcome(**{**FINISHED.__dict__, "result_path": None})
+    stopped = replace(FINISHED, result=None, result_path=None, stopped=EarlyStop("connection_refused", "down", 8))
     notice = runstate.outcome_notice(stopped, Path("runs/q"), 3)
     assert notice.title == "Stopped early: finished samples are kept"
-    assert (notice.detail or "").startswith("the first 8 calls failed alike")
-
-
-@dataclass(frozen=True)
-class _StoppedOutcome(TrialOutcome):
-    stopped_early: bool = True
-    stop_reason: str = "the first 8 calls failed alike"
+    assert (notice.detail or "").startswith("the first 8 calls all failed with connection_refused")

@@ -14,6 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from answerlens.errors import AnswerlensError
+from answerlens.trials import limits
 from answerlens.trials.dataset import Dataset, load_dataset
 from answerlens.trials.reader import read_trial
 from answerlens.trials.result import TrialResult
@@ -118,9 +119,10 @@ def settings(prefix: str, picked: Picked | None, cwd: Path) -> tuple[int, int, s
         st.session_state[f"{prefix}.out_for"] = name
         st.session_state[f"{prefix}.out"] = str(trial_sources.default_out(cwd, name, datetime.now()))
     repeats_column, concurrency_column, out_column = st.columns([1, 1, 4])
-    repeats = repeats_column.number_input("Repeats", min_value=1, max_value=50, value=3, key=f"{prefix}.repeats")
-    concurrency = concurrency_column.number_input("Concurrency", min_value=1, max_value=32, value=4,
-                                                  key=f"{prefix}.concurrency")
+    repeats = repeats_column.number_input("Repeats", min_value=1, max_value=limits.MAX_REPEATS, value=3,
+                                          key=f"{prefix}.repeats")
+    concurrency = concurrency_column.number_input("Concurrency", min_value=1, max_value=limits.MAX_CONCURRENCY,
+                                                  value=4, key=f"{prefix}.concurrency")
     out = out_column.text_input("Output directory (run again into it to resume)", key=f"{prefix}.out")
     return int(repeats), int(concurrency), out
 

@@ -17,11 +17,6 @@ from answerlens.trials.runner import TrialOutcome
 from answerlens.ui.trials.errors import every_call_failed_alike, trial_message, trial_remedy
 from answerlens.ui.trials.viewmodel import MIN_SAMPLES_FOR_RATE, counted
 
-STOP_FIELDS = ("stopped_early", "stop_reason")
-"""Seam for the engine's stop-early record (not in ``TrialOutcome``/``TrialResult`` yet): ``engine_stop`` reads
-``stopped_early`` (a bool, or an object whose text says why) and ``stop_reason`` (text) from either, if present.
-When the engine types it, read the typed field there and drop the ``getattr``."""
-
 
 @dataclass(frozen=True)
 class Notice:
@@ -32,23 +27,15 @@ class Notice:
     remedy: str | None = None
 
 
-def engine_stop(value: object) -> str | None:
-    """Why the engine stopped a run early (e.g. the first N calls failed alike), or None when it did not say so."""
-    stopped = getattr(value, STOP_FIELDS[0], None)
-    if not stopped:
-        return None
-    reason = getattr(value, STOP_FIELDS[1], None) or (stopped if not isinstance(stopped, bool) else None)
-    return str(reason) if reason else "the engine stopped the run early"
+def engine_stop(outcome: TrialOutcome) -> str | None:
+    """Why the engine stopped a run early (its first calls all failed alike), or None when it did not."""
+    return outcome.stopped.text if outcome.stopped is not None else None
 
 
 def result_notices(result: TrialResult, groups: list[ErrorGroup]) -> list[Notice]:
     """What to know before reading the figures: the run's state, and whether they rest on enough samples."""
     s = result.summary
     notices = []
-    stop = engine_stop(result)
-    if stop is not None:
-        notices.append(Notice("warning", "Stopped early: the figures cover only the samples made before the stop",
-                              stop, "fix the cause, then run again into the same output directory to resume"))
     if result.kind == ResultKind.RUN:
         notices.append(Notice("warning", f"Unfinished run: {counted(s.planned_samples, 'sample')} saved so far",
                               "there is no result.json yet; the gates below are provisional",
