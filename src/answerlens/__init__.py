@@ -7,8 +7,9 @@ verification, the second opinion and trial results. Names are imported when firs
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from answerlens.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from answerlens.abstention import should_abstain
@@ -106,17 +107,7 @@ _EXPORTS: dict[str, str] = {
 """Where each public name lives."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'answerlens' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 __all__ = [
