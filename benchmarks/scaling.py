@@ -46,7 +46,7 @@ def one_pass(unrendered: MemoryBundle, raw: dict[str, Any]) -> tuple[dict[str, f
     t0 = time.perf_counter()
     bundle = render_bundle(unrendered, "reader", context_citations=True)
     t1 = time.perf_counter()
-    assessment = derive_assessment(QUERY, bundle, raw, config=CONFIG)
+    assessment = derive_assessment(QUERY, bundle, json.dumps(raw), config=CONFIG)
     t2 = time.perf_counter()
     context = bundle.render().strip()
     marks = highlight(context, [requirement.citations for requirement in assessment.requirements])

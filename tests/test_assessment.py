@@ -125,3 +125,8 @@ def test_every_reply_with_no_valid_citation_abstains() -> None:
 def test_derivation_takes_only_a_loaded_bundle(bundle: object) -> None:
     with pytest.raises(TypeError, match="load_bundle"):
         derive_assessment(QUESTION, bundle, RAW_TEXT, config=CONFIG)  # type: ignore[arg-type]
+
+
+def test_a_parsed_dict_is_refused_with_what_to_pass() -> None:
+    with pytest.raises(TypeError, match=r"json.dumps\(reply\)"):
+        derive_assessment(QUESTION, BUNDLE, json.loads(RAW_TEXT), config=CONFIG)  # type: ignore[arg-type]

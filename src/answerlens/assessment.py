@@ -275,8 +275,11 @@ def derive_assessment(
     inputs = prepare_inputs(query, bundle, answer)
     if isinstance(reply, RawAssessment):
         raw, text = reply, canonical_json(reply.model_dump(mode="json"))
-    else:
+    elif isinstance(reply, str):
         raw, text = _parse(reply, config), reply
+    else:
+        raise TypeError(f"expected the reply's exact JSON text or a RawAssessment, got {type(reply).__name__}; "
+                        "pass json.dumps(reply) for a parsed reply")
     configured = PromptIdentity.of(config)
     prompt = PromptIdentity(prompt_version or configured.version, prompt_sha256 or configured.sha256)
     return derive(inputs, raw, text if model_called else None, config=config, prompt=prompt,
