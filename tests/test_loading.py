@@ -204,7 +204,7 @@ def test_a_directory_is_refused(tmp_path: Path) -> None:
         pytest.param(lambda n: {"bundle": {"records": [{"text": "x"}] * n}, "question": "q"}, 50,
                      r"holds 51 records", id="sample_wrapper"),
         pytest.param(lambda n: [{"text": "x", "speaker": "A"} for _ in range(n * 40)], 50,
-                     r"more than 1,800 JSON objects", id="object_cap_stops_parsing"),
+                     r"more than 1,500 JSON objects", id="object_cap_stops_parsing"),
     ],
 )
 def test_the_record_limit_refuses_huge_bundles_before_building_them(make, limit: int, message: str) -> None:  # type: ignore[no-untyped-def]

@@ -34,11 +34,12 @@ from answerlens.render import render_bundle
 
 MAX_BUNDLE_BYTES = DEFAULT_MAX_BYTES
 """Largest bundle file ``load_bundle`` reads (50 MB, counted as MiB)."""
-DEFAULT_MAX_RECORDS = 10_000
-"""Most records a bundle may hold unless ``max_records`` (or ``ANSWERLENS_MAX_RECORDS``) says otherwise: far more
-than any model's context takes, and small enough that loading stays a bounded multiple of the file's size."""
+DEFAULT_MAX_RECORDS = 50_000
+"""Most records a bundle may hold unless ``max_records`` (or ``ANSWERLENS_MAX_RECORDS``) says otherwise: more than
+a 50 MB PRME export holds (about 31,000) and far more than any model's context takes, while a file of millions of
+one-word records — a few KB of models each — is refused before it fills memory."""
 MAX_RECORDS_ENV = "ANSWERLENS_MAX_RECORDS"
-OBJECTS_PER_RECORD = 16
+OBJECTS_PER_RECORD = 10
 """JSON objects a packed record may take (a PRME candidate takes 8); parsing stops past this many per record."""
 SIMPLE_SECTION = "passages"
 """Section that records of the simple format are placed in."""
@@ -149,7 +150,7 @@ def load_bundle(source: Any, *, name: str | None = None, max_records: int | None
     Accepted shapes: a PRME ``MemoryBundle`` dump, the simple format (``{"records": [...], "packing":
     {...}}`` or a bare list of records), or a wrapper with the bundle under ``"bundle"`` (sample files).
     ``name`` labels the source in error messages. A bundle of more than ``max_records`` records (default
-    ``ANSWERLENS_MAX_RECORDS`` or 10,000) is refused before it is built. Raises ``BundleError``.
+    ``ANSWERLENS_MAX_RECORDS`` or 50,000) is refused before it is built. Raises ``BundleError``.
     """
     if isinstance(source, MemoryBundle):
         return source
@@ -178,7 +179,7 @@ def load_bundle(source: Any, *, name: str | None = None, max_records: int | None
 
 
 def record_limit(max_records: int | None = None) -> int:
-    """The record limit in force: the argument, else ``ANSWERLENS_MAX_RECORDS``, else 10,000."""
+    """The record limit in force: the argument, else ``ANSWERLENS_MAX_RECORDS``, else 50,000."""
     if max_records is not None:
         if max_records < 1:
             raise ValueError("max_records must be at least 1")
