@@ -109,10 +109,10 @@ def table(results: dict[str, Any]) -> str:
         out.append("")
         rows = [[item["what"], item["lib"], f"{item['bundle_bytes'] / 1e6:.1f} MB", f"{item['baseline_mib']:.0f}",
                  f"**{item['peak_mib']:.0f}**", f"{item['vmhwm_mib']:.0f}" if item.get("vmhwm_mib") else "",
-                 f"{(item['peak_mib'] - item['baseline_mib']) * 2**20 / item['bundle_bytes']:.1f}×",
+                 _ratio(item),
                  f"{item['seconds']:.2f}", _outcome(item.get("result"))] for item in results["memory"]]
         out += _table(["task", "library", "bundle file", "after imports", "peak (ru_maxrss)", "VmHWM",
-                       "(peak − imports) / file", "task s", "outcome"], rows)
+                       "(peak − imports) / input", "task s", "outcome"], rows)
         out.append("")
 
     if "claims" in results:
@@ -130,6 +130,13 @@ def table(results: dict[str, Any]) -> str:
     if "embedded" in results:
         out += embedded_table(results["embedded"])
     return "\n".join(out)
+
+
+def _ratio(item: dict[str, Any]) -> str:
+    """Memory over imports per byte of input: the bundle file, or the reply where the row names one."""
+    size = item.get("input_bytes", item["bundle_bytes"])
+    ratio = (item["peak_mib"] - item["baseline_mib"]) * 2**20 / size
+    return f"{ratio:.2f}× of the {size / 2**20:.0f} MiB reply" if "input_bytes" in item else f"{ratio:.1f}×"
 
 
 def embedded_table(embedded: dict[str, Any]) -> list[str]:
@@ -159,6 +166,7 @@ def embedded_table(embedded: dict[str, Any]) -> list[str]:
               f"{row['prompt_ms']} (+{row['generation_ms']} generating)"] for row in embedded.get("before", [])]
     out += _table(["same prompt, max_tokens 1024", "tokens", "tokens/s", "finish", "prompt ms"], arms)
     out.append("")
+    return out
 
 
 def _trial_cli(results: dict[str, Any]) -> list[str]:
