@@ -42,7 +42,7 @@ def test_a_run_whose_samples_cannot_be_written_stops_and_says_why(tmp_path: Path
     def full(path: Path, text: str) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(writer_module, "_write_file", full)
+    monkeypatch.setattr(writer_module, "replace_file", full)
     dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
     with oracle_server(REPLIES) as server:
         with pytest.raises(OSError, match="No space left"):

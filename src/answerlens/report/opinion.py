@@ -5,17 +5,16 @@ Flag reasons are built by code from typed values, but they are escaped like ever
 from __future__ import annotations
 
 import re
-from uuid import UUID
 
 from answerlens.report.page import heading, muted, section
 from answerlens.second_opinion.badges import Badge, badge, flags_by_ref
 from answerlens.second_opinion.models import (
-    RequirementOpinion,
     SecondOpinion,
     StrictChange,
     StrictOutcome,
     VerifierState,
 )
+from answerlens.second_opinion.report import verifier_summary
 from answerlens.ui.common.markup import STATUS_COLOURS, cell, colour, esc, hashes_html, notice_html, table_html
 
 BADGE_COLOURS = {Badge.AGREES: "#2b8a3e", Badge.FLAGS: "#e8590c", Badge.VERIFIER_DISAGREES: "#c92a2a",
@@ -105,27 +104,8 @@ def _table(opinion: SecondOpinion) -> str:
             f';font-weight:600">{esc(status)}</td>'
             + f'<td><span class="rp-pill" data-badge="{mark.value}" style="color:{BADGE_COLOURS[mark]}">'
             f'{esc(mark.value.replace("_", " "))}</span></td>'
-            + f'<td class="al-text">{flags}</td>' + cell(_verifier(item)))
+            + f'<td class="al-text">{flags}</td>' + cell(verifier_summary(item)))
     return table_html(["#", "requirement", "status", "second opinion", "flags", "claim verifier"], rows)
-
-
-def _verifier(item: RequirementOpinion) -> str:
-    result = item.verifier
-    if result is None:
-        return "not run"
-    refs = {evidence.memory_id: evidence.ref for evidence in item.typed_evidence}
-    parts = [result.status.value]
-    for side, group, basis in (("supporting", result.supporting_group, result.supporting_basis),
-                               ("refuting", result.refuting_group, result.refuting_basis)):
-        if group:
-            parts.append(f"{side} {_refs(group, refs)}" + (f" ({basis.value})" if basis else ""))
-    if result.limitations:
-        parts.append("limitations " + ", ".join(limit.value for limit in result.limitations))
-    return "; ".join(parts)
-
-
-def _refs(group: tuple[UUID, ...], refs: dict[UUID, str]) -> str:
-    return "+".join(refs.get(memory_id, str(memory_id)) for memory_id in group)
 
 
 def _evidence(opinion: SecondOpinion) -> list[str]:

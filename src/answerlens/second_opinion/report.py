@@ -31,7 +31,7 @@ def opinion_lines(opinion: SecondOpinion) -> list[str]:
         lines.append(f"[{index}] {badge(item).value}: {quote(item.requirement)}")
         lines += [f"      flag {flag.code.value} ({', '.join(flag.refs)}): {flag.reason}" for flag in item.flags]
         if item.verifier is not None:
-            lines.append(f"      verifier: {_verifier(item)}")
+            lines.append(f"      verifier: {verifier_summary(item)}")
     if opinion.strict is not None:
         lines += _strict_lines(opinion.strict)
     lines += [f"  opinion_id     {opinion.opinion_id}", f"  opinion_sha256 {opinion.opinion_sha256}"]
@@ -51,9 +51,13 @@ def _note(opinion: SecondOpinion) -> str:
     return f"{text}: {note.detail}" if note.detail else text
 
 
-def _verifier(item: RequirementOpinion) -> str:
+def verifier_summary(item: RequirementOpinion) -> str:
+    """The claim verifier's result for one requirement in a line: status, deciding groups (as the bundle's
+    references), bases and limitations; "not run" when the verifier did not check it. The printed document and
+    the HTML report both use it."""
     result = item.verifier
-    assert result is not None
+    if result is None:
+        return "not run"
     refs = {evidence.memory_id: evidence.ref for evidence in item.typed_evidence}
     parts = [result.status.value]
     for side, group, basis in (("supporting", result.supporting_group, result.supporting_basis),
@@ -61,7 +65,7 @@ def _verifier(item: RequirementOpinion) -> str:
         if group:
             parts.append(f"{side} {_refs(group, refs)}" + (f" ({basis.value})" if basis else ""))
     if result.limitations:
-        parts.append("limitations " + ", ".join(item.value for item in result.limitations))
+        parts.append("limitations " + ", ".join(limit.value for limit in result.limitations))
     return "; ".join(parts)
 
 

@@ -56,19 +56,29 @@ def temporary_name(name: str) -> str:
     return f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write, fsync, rename over, fsync the directory: the file is either whole or absent."""
+def replace_file(path: Path, text: str) -> None:
+    """Write a temporary file, fsync it, rename it over ``path``. Durable once the directory is synced too."""
     tmp = path.with_name(temporary_name(path.name))
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(tmp, path)
-    directory = os.open(path.parent, os.O_RDONLY)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write, fsync, rename over, fsync the directory: the file is either whole or absent."""
+    replace_file(path, text)
+    sync_directory(path.parent)
+
+
+def sync_directory(folder: Path) -> None:
+    """fsync a folder, so that the renames into it survive a crash."""
+    descriptor = os.open(folder, os.O_RDONLY)
     try:
-        os.fsync(directory)
+        os.fsync(descriptor)
     finally:
-        os.close(directory)
+        os.close(descriptor)
 
 
 def write_sample(samples_dir: Path, sample: TrialSample) -> None:

@@ -9,7 +9,6 @@ only when it would survive a crash.
 from __future__ import annotations
 
 import asyncio
-import os
 import queue
 import threading
 from pathlib import Path
@@ -17,7 +16,7 @@ from types import TracebackType
 
 from pydantic import BaseModel
 
-from answerlens.trials.folder import json_text, temporary_name
+from answerlens.trials.folder import json_text, replace_file, sync_directory
 
 BATCH = 256
 """Most renames one directory fsync covers."""
@@ -74,36 +73,19 @@ class SampleWriter:
         folders: set[Path] = set()
         for number, (path, model, _) in enumerate(batch):
             try:
-                _write_file(path, json_text(model))
+                replace_file(path, json_text(model))
                 folders.add(path.parent)
             except OSError as exc:
                 failures[number] = exc
         for folder in folders:
             try:
-                _fsync_directory(folder)
+                sync_directory(folder)
             except OSError as exc:
                 failures.update({number: exc for number, (path, _, _) in enumerate(batch) if path.parent == folder})
         assert self._loop is not None
         self.directory_syncs += len(folders)
         for number, (_, _, done) in enumerate(batch):
             self._loop.call_soon_threadsafe(_settle, done, failures.get(number))
-
-
-def _write_file(path: Path, text: str) -> None:
-    tmp = path.with_name(temporary_name(path.name))
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-
-
-def _fsync_directory(folder: Path) -> None:
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 def _settle(done: asyncio.Future[None], failure: OSError | None) -> None:
