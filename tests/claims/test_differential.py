@@ -10,9 +10,7 @@ pairs asked of the model, or the same error type and exact message.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
-import math
 from collections import Counter
 from typing import Any
 
@@ -23,6 +21,7 @@ from answerlens.claims.audit import recorded_hash_problems
 from answerlens.claims.models import ClaimVerification
 from answerlens.claims.scoring import RANGE_ERROR, SHAPE_ERROR
 from tests.claims.fixtures import PRME
+from tests.claims.golden_scorer import pair_digest, scorer_rows
 
 GOLDEN = json.loads((PRME / "claims" / "differential_cases.json").read_text(encoding="utf-8"))
 CASES = GOLDEN["cases"]
@@ -43,33 +42,6 @@ DIVERGENCES = {
 }
 
 
-# --- the generator's deterministic scorer, reimplemented ---------------------------------------------------
-
-
-def hash_row(salt: str, premise: str, hypothesis: str, peak: int) -> list[float]:
-    digest = hashlib.sha256(f"{salt}\x1f{premise}\x1f{hypothesis}".encode()).digest()
-    weights = [(digest[index] + 1) ** peak for index in range(3)]
-    total = sum(weights)
-    return [weight / total for weight in weights]
-
-
-def rule_row(spec: dict[str, Any], premise: str, hypothesis: str) -> list[float]:
-    for rule in spec.get("rules", []):
-        if (all(part in premise for part in rule.get("all", []))
-                and not any(part in premise for part in rule.get("none", []))
-                and all(part in hypothesis for part in rule.get("claim", []))):
-            return list(rule["row"])
-    return hash_row(spec.get("salt", ""), premise, hypothesis, spec.get("peak", 3))
-
-
-FAULT_ROWS: dict[str, list[Any]] = {
-    "nan": [math.nan, 0.5, 0.5], "inf": [0.0, math.inf, 0.0], "negative": [-0.1, 0.6, 0.5],
-    "above_one": [1.2, -0.1, -0.1], "bad_sum": [0.5, 0.3, 0.1], "low_sum": [0.3, 0.3, 0.3],
-    "gap_sum": [0.5, 0.3, 0.2 + 1.5e-5], "tiny_sum_ok": [0.5, 0.3, 0.2 + 5e-6], "ints": [1, 0, 0],
-    "bools": [True, False, False], "strings": ["0.9", "0.05", "0.05"], "ragged": [0.5, 0.5],
-}
-
-
 class GoldenScorer:
     """Hash rows plus keyword rules, with the planted faults; logs what it was asked."""
 
@@ -79,32 +51,8 @@ class GoldenScorer:
         self.resolved_revision = spec.get("resolved_revision")
 
     def score(self, pairs: list[tuple[str, str]]) -> Any:
-        self.calls.append([hashlib.sha256(f"{p}\x1f{h}".encode()).hexdigest()[:16] for p, h in pairs])
-        rows: list[Any] = [rule_row(self.spec, premise, hypothesis) for premise, hypothesis in pairs]
-        fault = self.spec.get("fault")
-        if not fault or fault["call"] != len(self.calls):
-            return rows
-        mode = fault["mode"]
-        if mode == "raise":
-            raise RuntimeError("scorer exploded")
-        if mode == "none":
-            return None
-        if mode in FAULT_ROWS:
-            rows[fault.get("row", 0)] = FAULT_ROWS[mode]
-        elif mode == "short_rows":
-            rows = [row[:2] for row in rows]
-        elif mode == "long_rows":
-            rows = [[*row, 0.0] for row in rows]
-        elif mode == "missing_row":
-            rows = rows[:-1]
-        elif mode == "extra_row":
-            rows = [*rows, [0.1, 0.1, 0.8]]
-        elif mode == "range_then_nan":
-            rows[0] = [1.5, -0.5, 0.0]
-            rows[-1] = [math.nan, 0.5, 0.5]
-        else:
-            raise AssertionError(f"unknown fault {mode}")
-        return rows
+        self.calls.append([pair_digest(premise, hypothesis) for premise, hypothesis in pairs])
+        return scorer_rows(self.spec, pairs, len(self.calls))
 
 
 # --- replay ---------------------------------------------------------------------------------------------------
