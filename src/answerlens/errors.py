@@ -10,6 +10,7 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     ├── LocalModelError              the embedded llama.cpp server cannot start (runtime, GGUF, port)
     ├── ReportError (ValueError)     a file is not an answerlens HTML report, or its embedded data cannot be read
     ├── RecordingError (ValueError)  a reply file is not a recording (e.g. a bundle), or is malformed
+    ├── RunStoreError                the app's run history file cannot be read or written: names it and the remedy
     ├── AnswerabilityError (RuntimeError)
     │   │                            the provider failed or returned no valid assessment; never a verdict
     │   └── RecordingMismatchError   a recording answered other inputs (question, draft, context, prompt)
@@ -118,6 +119,17 @@ class RecordingMismatchError(AnswerabilityError):
             remedy="replay it for the inputs it was recorded for (restore the recorded question), or run a model; "
             "to replay it anyway, force it (CLI: --force-replay), which marks the result as forced",
         )
+
+
+class RunStoreError(AnswerlensError):
+    """The run store (the app's history file) cannot be read or written; ``path`` names the file, ``remedy`` says
+    what to do. The app then works without history: a new result is still shown, only not kept."""
+
+    def __init__(self, message: str, *, path: str, remedy: str) -> None:
+        self.path = path
+        self.remedy = remedy
+        self.detail = message
+        super().__init__(f"{message} — {remedy}")
 
 
 class ClaimVerificationError(AnswerlensError, RuntimeError):

@@ -4,6 +4,10 @@ them current in this browser session, each titled by its question for the picker
 Works on any mutable mapping (``st.session_state`` in the app, a dict in tests); only the current run's number is
 kept in it. The runs themselves live on disk, so they survive a reload and a server restart, and a session holds
 no assessment or context in memory: an ``Entry`` reads them from the store when they are first used.
+
+The store may fail (a damaged, locked or foreign file, an unreadable run, a run too big to keep): every function
+here then carries on without history and keeps the ``RunStoreError`` for the page to show once (``problem``). A
+run that cannot be stored stays current in its session, in memory, so its result is still shown and downloadable.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from functools import cached_property
 from typing import Any
 
 from answerlens.assessment import AnswerabilityAssessment
+from answerlens.errors import RunStoreError
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.ui.common.markup import plain
 from answerlens.ui.common.runs import RunStore, StoredRun, default_path
@@ -21,6 +26,12 @@ from answerlens.ui.common.runs import RunStore, StoredRun, default_path
 CURRENT_KEY = "history.current"
 STORE_KEY = "history.store"
 """A ``RunStore`` to use instead of the default one (tests)."""
+PROBLEM_KEY = "history.problem"
+"""The store's last failure in this script run (``begin`` forgets it); pages show it once."""
+UNSAVED_KEY = "history.unsaved"
+"""The session's current run when it could not be stored (held in memory, number ``UNSAVED``)."""
+UNSAVED = 0
+"""The number of a run that is not in the store (stored runs are numbered from 1)."""
 TITLE_QUESTION_CHARS = 80
 
 
@@ -33,9 +44,12 @@ def store(state: MutableMapping[Any, Any]) -> RunStore:
 class Entry:
     """One stored run; the assessment, context and second opinion are read from the store when first used."""
 
-    def __init__(self, run: StoredRun, runs: RunStore) -> None:
+    def __init__(self, run: StoredRun, runs: RunStore, *, assessment: AnswerabilityAssessment | None = None,
+                 context: str | None = None, opinion: SecondOpinion | None = None) -> None:
         self.run = run
         self._store = runs
+        if assessment is not None:  # a run just made: nothing to read back (another process may replace it)
+            self.__dict__.update(assessment=assessment, context=context or "", opinion=opinion)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Entry) and other.run == self.run
@@ -73,33 +87,74 @@ class Entry:
         return self._store.opinion(self.number)
 
     @property
+    def stored(self) -> bool:
+        """Whether the run is in the store (else it lives only in this session, see ``UNSAVED_KEY``)."""
+        return self.number != UNSAVED
+
+    @property
     def title(self) -> str:
         """How pickers name a run: number, time, verdict and the question asked (plain text, neutralised)."""
         clock = time.strftime("%H:%M:%S", time.localtime(self.created))
         question = " ".join(self.question.split())
         if len(question) > TITLE_QUESTION_CHARS:
             question = question[: TITLE_QUESTION_CHARS - 1] + "…"
-        return plain(f"#{self.number} {clock} · {self.run.verdict} · {question} · {self.label}")
+        number = f"#{self.number}" if self.stored else "not stored"
+        return plain(f"{number} {clock} · {self.run.verdict} · {question} · {self.label}")
+
+
+def begin(state: MutableMapping[Any, Any]) -> None:
+    """Start a script run: forget the store's failure of the last one (each run finds out afresh)."""
+    state.pop(PROBLEM_KEY, None)
+
+
+def problem(state: MutableMapping[Any, Any]) -> RunStoreError | None:
+    """The store's failure in this script run, if there was one."""
+    found = state.get(PROBLEM_KEY)
+    return found if isinstance(found, RunStoreError) else None
+
+
+def _failed(state: MutableMapping[Any, Any], exc: RunStoreError) -> None:
+    state.setdefault(PROBLEM_KEY, exc)  # the first failure says what is wrong; later ones follow from it
 
 
 def entries(state: MutableMapping[Any, Any]) -> list[Entry]:
-    """Every stored run, oldest first."""
+    """Every stored run, oldest first (none when the store cannot be read)."""
     runs = store(state)
-    return [Entry(run, runs) for run in runs.runs()]
+    try:
+        return [Entry(run, runs) for run in runs.runs()]
+    except RunStoreError as exc:
+        _failed(state, exc)
+        return []
 
 
 def add(state: MutableMapping[Any, Any], **fields: Any) -> Entry:
-    """Store a run (replacing one with the same ``evaluation_id``), make it current, and return it.
+    """Store a run (replacing one with the same ``evaluation_id``), make it current, and return it; when it cannot
+    be stored, keep it in the session instead (the failure is ``problem``'s).
 
     ``fields`` are ``RunStore.add``'s: ``assessment``, ``question``, ``context``, ``source``, ``label`` and
     optionally ``answer``, ``source_name``, ``note``, ``seconds``, ``opinion``, ``created``.
     """
     runs = store(state)
-    number = runs.add(**fields)
-    state[CURRENT_KEY] = number
-    found = runs.find(number)
-    assert found is not None
-    return Entry(found, runs)
+    payload = {name: fields.get(name) for name in ("assessment", "context", "opinion")}
+    try:
+        entry = Entry(runs.add(**fields), runs, **payload)
+        state.pop(UNSAVED_KEY, None)
+    except RunStoreError as exc:
+        _failed(state, exc)
+        entry = Entry(unsaved_run(**fields), runs, **payload)
+        state[UNSAVED_KEY] = entry
+    state[CURRENT_KEY] = entry.number
+    return entry
+
+
+def unsaved_run(*, assessment: AnswerabilityAssessment, question: str, source: str, label: str,
+                answer: str | None = None, source_name: str | None = None, note: str | None = None,
+                seconds: float = 0.0, created: float | None = None, **_payload: Any) -> StoredRun:
+    """The summary a run would have in the store, numbered ``UNSAVED``."""
+    return StoredRun(UNSAVED, assessment.evaluation_id, time.time() if created is None else created, question,
+                     answer, source, source_name, label, note, seconds, assessment.verdict.value,
+                     assessment.recommended_action.value, len(assessment.requirements),
+                     assessment.raw_output is not None)
 
 
 def current(state: MutableMapping[Any, Any]) -> Entry | None:
@@ -107,18 +162,38 @@ def current(state: MutableMapping[Any, Any]) -> Entry | None:
 
 
 def find(state: MutableMapping[Any, Any], number: int | None) -> Entry | None:
+    """A run by number, read whole (an unreadable one is None, its failure ``problem``'s)."""
     if number is None:
         return None
+    if number == UNSAVED:
+        unsaved = state.get(UNSAVED_KEY)
+        return unsaved if isinstance(unsaved, Entry) else None
     runs = store(state)
-    found = runs.find(number)
-    return Entry(found, runs) if found is not None else None
+    try:
+        found = runs.find(number)
+        return _read(Entry(found, runs)) if found is not None else None
+    except RunStoreError as exc:
+        _failed(state, exc)
+        return None
+    except KeyError:  # replaced or dropped by another process since it was listed
+        return None
+
+
+def _read(entry: Entry) -> Entry:
+    """Read the run's stored documents now, so an unreadable one fails here rather than mid-page."""
+    entry.assessment, entry.opinion  # noqa: B018
+    return entry
 
 
 def by_id(state: MutableMapping[Any, Any], evaluation_id: str) -> Entry | None:
     """The stored run of these inputs (a deep link's ``?run=``), if there is one."""
     runs = store(state)
-    found = runs.by_id(evaluation_id)
-    return Entry(found, runs) if found is not None else None
+    try:
+        found = runs.by_id(evaluation_id)
+    except RunStoreError as exc:
+        _failed(state, exc)
+        return None
+    return find(state, found.number) if found is not None else None
 
 
 def select(state: MutableMapping[Any, Any], number: int) -> None:
@@ -128,5 +203,9 @@ def select(state: MutableMapping[Any, Any], number: int) -> None:
 
 def clear(state: MutableMapping[Any, Any]) -> None:
     """Drop every stored run (for every session: the store is the user's)."""
-    store(state).clear()
+    try:
+        store(state).clear()
+    except RunStoreError as exc:
+        _failed(state, exc)
     state.pop(CURRENT_KEY, None)
+    state.pop(UNSAVED_KEY, None)

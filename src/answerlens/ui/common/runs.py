@@ -4,8 +4,9 @@ a reload and a server restart (pure: standard library and answerlens only, no st
 Where: ``$ANSWERLENS_DATA_DIR/runs.sqlite3``, else ``$XDG_DATA_HOME/answerlens/runs.sqlite3``, else
 ``~/.local/share/answerlens/runs.sqlite3``. One run per ``evaluation_id``: storing the same inputs again replaces
 the older run (the latest wins, with a new number). The store keeps at most ``MAX_RUNS`` runs and ``MAX_BYTES`` of
-stored text; past either, the oldest runs are dropped. Each operation opens its own connection, so a store can
-be used from any thread (Streamlit reruns a script on several).
+stored text; past either, the oldest runs are dropped (a run larger than the byte cap on its own is refused). Each
+operation opens its own connection, so a store can be used from any thread and any process (Streamlit reruns a
+script on several threads; several apps may share the folder). Every failure of the file is a ``RunStoreError``.
 """
 
 from __future__ import annotations
@@ -17,10 +18,15 @@ from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
+from answerlens.errors import RunStoreError
 from answerlens.second_opinion.models import SecondOpinion
+
+_Model = TypeVar("_Model", bound=BaseModel)
 
 DATA_DIR_ENV = "ANSWERLENS_DATA_DIR"
 """Overrides where answerlens keeps its data (tests point it at a temporary folder)."""
@@ -28,7 +34,12 @@ FILE_NAME = "runs.sqlite3"
 MAX_RUNS = 500
 """Runs kept; the oldest beyond this are dropped."""
 MAX_BYTES = 256 * 2**20
-"""Stored text kept (assessments, contexts, second opinions, inputs); the oldest runs beyond this are dropped."""
+"""Stored text kept (assessments, contexts, second opinions, inputs); the oldest runs beyond this are dropped, and
+a run larger than this on its own is refused."""
+LOCK_WAIT_SECONDS = 2.0
+"""How long an operation waits for another process's write to end before the file counts as locked."""
+_MOVE_ASIDE = ("move the file aside (or delete it) and reload the page: a new, empty history starts; until then the "
+               "app works without history")
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS runs (
     number INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -50,6 +61,7 @@ _SCHEMA = """CREATE TABLE IF NOT EXISTS runs (
     context TEXT NOT NULL,
     opinion TEXT
 )"""
+_COLUMNS = tuple(line.split()[0] for line in _SCHEMA.splitlines()[1:-1])
 _SUMMARY = ("number, evaluation_id, created, question, answer, source, source_name, label, note, seconds, verdict, "
             "action, requirements, has_reply")
 
@@ -92,49 +104,89 @@ class StoredRun:
 
 
 class RunStore:
-    """The runs in one SQLite file; created (with its folder) on first use."""
+    """The runs in one SQLite file; created (with its folder) on first use.
 
-    def __init__(self, path: Path, *, max_runs: int = MAX_RUNS, max_bytes: int = MAX_BYTES) -> None:
+    Every failure of the file (not a database, truncated, locked by another process, written by another version,
+    one unreadable row) is a ``RunStoreError`` naming the file and the remedy, so a page can carry on without
+    history."""
+
+    def __init__(self, path: Path, *, max_runs: int = MAX_RUNS, max_bytes: int = MAX_BYTES,
+                 timeout: float | None = None) -> None:
         self.path = path
         self.max_runs = max_runs
         self.max_bytes = max_bytes
+        self.timeout = timeout
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(sqlite3.connect(self.path, timeout=10)) as connection:
-            with connection:  # one transaction: committed on success, rolled back on error
-                connection.execute(_SCHEMA)
-                yield connection
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            wait = LOCK_WAIT_SECONDS if self.timeout is None else self.timeout
+            with closing(sqlite3.connect(self.path, timeout=wait)) as connection:
+                with connection:  # one transaction: committed on success, rolled back on error
+                    connection.execute(_SCHEMA)
+                    self._check_columns(connection)
+                    yield connection
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        except OSError as exc:
+            raise RunStoreError(f"The run history {self.path} cannot be opened ({exc.strerror or exc})",
+                                path=str(self.path), remedy=f"make its folder writable, or set {DATA_DIR_ENV} to "
+                                "a writable folder") from exc
+
+    def _check_columns(self, db: sqlite3.Connection) -> None:
+        found = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+        missing = [name for name in _COLUMNS if name not in found]
+        if missing:
+            raise RunStoreError(
+                f"The run history {self.path} was written by another version of answerlens (its runs table lacks "
+                f"{', '.join(missing)})", path=str(self.path), remedy=_MOVE_ASIDE)
+
+    def _error(self, exc: sqlite3.Error) -> RunStoreError:
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return RunStoreError(f"The run history {self.path} is locked by another process ({text})",
+                                 path=str(self.path), remedy="close the other program using it (another answerlens "
+                                 "app, or an sqlite3 shell), then reload the page")
+        return RunStoreError(f"The run history {self.path} is not a readable SQLite database ({text})",
+                             path=str(self.path), remedy=_MOVE_ASIDE)
 
     def add(self, *, assessment: AnswerabilityAssessment, question: str, context: str, source: str, label: str,
             answer: str | None = None, source_name: str | None = None, note: str | None = None,
-            seconds: float = 0.0, opinion: SecondOpinion | None = None, created: float | None = None) -> int:
-        """Store a run (replacing one with the same ``evaluation_id``), drop the oldest past the caps, and
-        return the new run's number."""
+            seconds: float = 0.0, opinion: SecondOpinion | None = None, created: float | None = None) -> StoredRun:
+        """Store a run (replacing one with the same ``evaluation_id``), drop the oldest others past the caps, and
+        return the run as stored (its number is the one this transaction inserted).
+
+        A run larger than ``max_bytes`` on its own is refused (``RunStoreError``), never stored and then trimmed."""
         document = assessment.model_dump_json()
         opinion_json = opinion.model_dump_json() if opinion is not None else None
         size = sum(len(text.encode()) for text in (document, context, question, answer or "", opinion_json or ""))
+        if size > self.max_bytes:
+            raise RunStoreError(f"This run is {size:,} bytes, more than the run history keeps ({self.max_bytes:,} "
+                                f"bytes in {self.path})", path=str(self.path),
+                                remedy="download its assessment or report to keep it; it is shown but not stored")
         row = (assessment.evaluation_id, time.time() if created is None else created, question, answer, source,
                source_name, label, note, seconds, assessment.verdict.value, assessment.recommended_action.value,
                len(assessment.requirements), int(assessment.raw_output is not None), size, document, context,
                opinion_json)
         with self._db() as db:
             db.execute("DELETE FROM runs WHERE evaluation_id = ?", (assessment.evaluation_id,))
-            number = db.execute(f"INSERT INTO runs ({_SUMMARY}, bytes, assessment, context, opinion) VALUES "
-                                "(NULL" + ", ?" * len(row) + ")", row).lastrowid
-            self._trim(db)
-        assert number is not None
-        return number
+            stored = db.execute(f"INSERT INTO runs ({_SUMMARY}, bytes, assessment, context, opinion) VALUES "
+                                "(NULL" + ", ?" * len(row) + f") RETURNING {_SUMMARY}", row).fetchone()
+            run = _summary(stored)
+            self._trim(db, keep=run.number)
+        return run
 
-    def _trim(self, db: sqlite3.Connection) -> None:
-        db.execute("DELETE FROM runs WHERE number NOT IN (SELECT number FROM runs ORDER BY number DESC LIMIT ?)",
-                   (self.max_runs,))
-        total = 0
-        for number, size in db.execute("SELECT number, bytes FROM runs ORDER BY number DESC").fetchall():
+    def _trim(self, db: sqlite3.Connection, *, keep: int) -> None:
+        """Drop the oldest runs past the caps, never ``keep`` (the run just stored, which fits on its own)."""
+        db.execute("DELETE FROM runs WHERE number != ? AND number NOT IN "
+                   "(SELECT number FROM runs ORDER BY number DESC LIMIT ?)", (keep, self.max_runs))
+        total = db.execute("SELECT bytes FROM runs WHERE number = ?", (keep,)).fetchone()[0]
+        for number, size in db.execute("SELECT number, bytes FROM runs WHERE number != ? ORDER BY number DESC",
+                                       (keep,)).fetchall():
             total += size
             if total > self.max_bytes:
-                db.execute("DELETE FROM runs WHERE number <= ?", (number,))
+                db.execute("DELETE FROM runs WHERE number <= ? AND number != ?", (number, keep))
                 break
 
     def runs(self) -> list[StoredRun]:
@@ -162,14 +214,23 @@ class RunStore:
         return row[0]
 
     def assessment(self, number: int) -> AnswerabilityAssessment:
-        return AnswerabilityAssessment.model_validate_json(self._field(number, "assessment") or "")
+        return self._parse(number, "assessment", self._field(number, "assessment") or "", AnswerabilityAssessment)
 
     def context(self, number: int) -> str:
         return self._field(number, "context") or ""
 
     def opinion(self, number: int) -> SecondOpinion | None:
         text = self._field(number, "opinion")
-        return SecondOpinion.model_validate_json(text) if text else None
+        return self._parse(number, "opinion", text, SecondOpinion) if text else None
+
+    def _parse(self, number: int, column: str, text: str, model: type[_Model]) -> _Model:
+        try:
+            return model.model_validate_json(text)
+        except ValidationError as exc:
+            raise RunStoreError(f"Run #{number} in the run history {self.path} cannot be read (its {column} is not "
+                                f"valid: {exc.errors(include_url=False)[0]['msg']})", path=str(self.path),
+                                remedy="Clear history (or move the file aside) to drop it; the other runs are "
+                                "unaffected") from exc
 
     def stored_bytes(self) -> int:
         with self._db() as db:
