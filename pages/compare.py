@@ -5,7 +5,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from answerlens.ui.common import sources
+from answerlens.ui.common import history_view, sources
 from answerlens.ui.common.navigation_view import ensure_app_navigation
 from answerlens.ui.compare import view as compare_view
 from answerlens.ui.compare.opinions import opinion_diff, side
@@ -25,6 +25,7 @@ with left:
     a = compare_view.pick("compare", "A", samples_dir)
 with right:
     b = compare_view.pick("compare", "B", samples_dir)
+history_view.notice()  # the run history's failure, if any: once for both sides
 
 if a is None or b is None:
     st.info("Choose two assessments: runs from the Inspect page's history, the shipped example, or files.")

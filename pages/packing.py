@@ -5,6 +5,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from answerlens.ui.common import history_view
 from answerlens.ui.common import source_view as source_picker
 from answerlens.ui.common.navigation_view import ensure_app_navigation
 from answerlens.ui.packing import view as packing_view
@@ -28,5 +29,6 @@ if source is not None:
     st.caption("Tokens are judged exactly as the engine would judge them against each rendering; a reply "
                "written for one format usually cites tokens that another format does not contain.")
     reply, name = packing_view.reply_picker("packing", source)
+    history_view.notice()  # the run history's failure, if any
     if reply is not None:
         packing_view.matrix(renderings, reply)

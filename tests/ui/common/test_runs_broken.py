@@ -4,9 +4,7 @@ error naming the file and the remedy; the history then carries on without it, an
 from __future__ import annotations
 
 import multiprocessing
-import os
 import sqlite3
-from collections.abc import Callable
 from multiprocessing.synchronize import Event
 from pathlib import Path
 
@@ -15,51 +13,8 @@ import pytest
 from answerlens.errors import RunStoreError
 from answerlens.ui.common import history
 from answerlens.ui.common.runs import RunStore
-from tests.ui.conftest import recorded, sample
-
-STEMS = ("speech_act_eslint", "conflicting_deploy_freeze", "answerable_billing_database")
-
-
-def fields(stem: str = "speech_act_eslint") -> dict:
-    found = sample(stem)
-    return {"assessment": recorded(stem), "question": found.question, "context": found.load().exact_context,
-            "source": found.title, "label": "recorded response"}
-
-
-def filled(path: Path) -> RunStore:
-    store = RunStore(path)
-    for stem in STEMS:
-        store.add(**fields(stem))
-    return store
-
-
-def random_bytes(path: Path) -> None:
-    path.write_bytes(os.urandom(8192))
-
-
-def truncated(path: Path) -> None:
-    filled(path)
-    data = path.read_bytes()
-    path.write_bytes(data[: len(data) // 2])
-
-
-def older_schema(path: Path) -> None:
-    with sqlite3.connect(path) as db:  # a history from before the second opinion and the reply flag were kept
-        db.execute("CREATE TABLE runs (number INTEGER PRIMARY KEY AUTOINCREMENT, evaluation_id TEXT NOT NULL UNIQUE,"
-                   " created REAL NOT NULL, question TEXT NOT NULL, source TEXT NOT NULL, label TEXT NOT NULL, "
-                   "verdict TEXT NOT NULL, assessment TEXT NOT NULL, context TEXT NOT NULL)")
-        db.execute("INSERT INTO runs VALUES (1, 'e', 0, 'q', 's', 'l', 'answerable', '{}', '')")
-
-
-def bad_json_row(path: Path) -> None:
-    filled(path)
-    with sqlite3.connect(path) as db:
-        db.execute("UPDATE runs SET assessment = '{\"verdict\": ' WHERE number = 2")
-
-
-BROKEN: dict[str, Callable[[Path], None]] = {
-    "random_bytes": random_bytes, "truncated": truncated, "older_schema": older_schema,
-}
+from tests.ui.common.broken_stores import BROKEN, STEMS, bad_json_row, fields, filled, locked
+from tests.ui.conftest import recorded
 
 
 @pytest.mark.parametrize("kind", list(BROKEN))
@@ -88,29 +43,13 @@ def test_one_unreadable_run_names_itself_and_leaves_the_others(tmp_path: Path) -
     assert history.find(state, 3) is not None
 
 
-def _hold_lock(path: str, locked: Event, release: Event) -> None:
-    with sqlite3.connect(path, isolation_level=None) as db:
-        db.execute("BEGIN EXCLUSIVE")
-        locked.set()
-        release.wait(60)
-        db.execute("ROLLBACK")
-
-
 def test_a_file_locked_by_another_process_fails_and_says_so(tmp_path: Path) -> None:
     path = tmp_path / "runs.sqlite3"
     filled(path)
-    context = multiprocessing.get_context("spawn")
-    locked, release = context.Event(), context.Event()
-    holder = context.Process(target=_hold_lock, args=(str(path), locked, release))
-    holder.start()
-    try:
-        assert locked.wait(60), "the other process did not take the lock"
+    with locked(path):
         with pytest.raises(RunStoreError, match="is locked by another process") as caught:
             RunStore(path, timeout=0.05).runs()
         assert "close the other program" in caught.value.remedy
-    finally:
-        release.set()
-        holder.join(60)
     assert len(RunStore(path).runs()) == 3  # usable again once the other process lets go
 
 
@@ -119,7 +58,6 @@ def test_the_history_carries_on_without_a_broken_store_and_keeps_the_new_run(tmp
     path = tmp_path / "runs.sqlite3"
     {**BROKEN, "bad_json_row": bad_json_row}[kind](path)
     state: dict = {history.STORE_KEY: RunStore(path)}
-    history.begin(state)
     history.entries(state)
     history.find(state, 2)
     stem = "conflicting_deploy_freeze"
@@ -133,8 +71,8 @@ def test_the_history_carries_on_without_a_broken_store_and_keeps_the_new_run(tmp
     assert problem is not None and problem.path == str(path)
     assert not entry.stored and history.current(state) is entry and entry.assessment == recorded(stem)
     assert entry.title.startswith("not stored ")
-    history.begin(state)
-    assert history.problem(state) is None and history.current(state) is entry
+    assert history.take_problem(state) is problem and history.problem(state) is None
+    assert history.current(state) is entry
 
 
 def test_a_run_larger_than_the_byte_cap_is_refused_and_the_others_stay(tmp_path: Path) -> None:

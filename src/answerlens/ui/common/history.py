@@ -27,7 +27,7 @@ CURRENT_KEY = "history.current"
 STORE_KEY = "history.store"
 """A ``RunStore`` to use instead of the default one (tests)."""
 PROBLEM_KEY = "history.problem"
-"""The store's last failure in this script run (``begin`` forgets it); pages show it once."""
+"""The store's first failure since a page last showed it (``take_problem``)."""
 UNSAVED_KEY = "history.unsaved"
 """The session's current run when it could not be stored (held in memory, number ``UNSAVED``)."""
 UNSAVED = 0
@@ -102,15 +102,18 @@ class Entry:
         return plain(f"{number} {clock} · {self.run.verdict} · {question} · {self.label}")
 
 
-def begin(state: MutableMapping[Any, Any]) -> None:
-    """Start a script run: forget the store's failure of the last one (each run finds out afresh)."""
-    state.pop(PROBLEM_KEY, None)
-
-
 def problem(state: MutableMapping[Any, Any]) -> RunStoreError | None:
-    """The store's failure in this script run, if there was one."""
+    """The store's failure since it was last shown, if there was one."""
     found = state.get(PROBLEM_KEY)
     return found if isinstance(found, RunStoreError) else None
+
+
+def take_problem(state: MutableMapping[Any, Any]) -> RunStoreError | None:
+    """The store's failure since it was last shown, forgotten (a page shows it once; the next run finds out
+    afresh)."""
+    found = problem(state)
+    state.pop(PROBLEM_KEY, None)
+    return found
 
 
 def _failed(state: MutableMapping[Any, Any], exc: RunStoreError) -> None:

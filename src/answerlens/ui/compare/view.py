@@ -45,7 +45,8 @@ def _read(path: str, mtime_ns: int) -> Any:
 
 def pick(prefix: str, side: str, samples_dir: Path) -> tuple[str, dict[str, Any]] | None:
     """One side's assessment: a stored run, a shipped example, or a file (an assessment, a printed
-    ``assess --second-opinion --json`` document or a trial result file)."""
+    ``assess --second-opinion --json`` document or a trial result file). Stored runs are not offered when the run
+    history cannot be read (``history_view.notice`` says so)."""
     runs = history.entries(st.session_state)
     examples = shipped(samples_dir)
     options = ([SESSION] if runs else []) + ([SHIPPED] if examples else []) + [UPLOAD]

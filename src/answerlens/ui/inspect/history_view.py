@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from answerlens.ui.common import history, sources
+from answerlens.ui.common import history, history_view, sources
 from answerlens.ui.inspect import viewmodel
 
 SHOWN = "shown"
@@ -35,30 +35,35 @@ def open_link(prefix: str, samples_dir: Path) -> None:
     st.session_state[f"{prefix}.linked"] = wanted
     entry = history.by_id(st.session_state, wanted)
     if entry is None:
-        st.session_state[f"{prefix}.unknown_link"] = wanted
+        if history.problem(st.session_state) is None:  # else the store's notice says why
+            st.session_state[f"{prefix}.unknown_link"] = wanted
         return
     st.session_state.pop(f"{prefix}.unknown_link", None)
     reopen(prefix, entry, samples_dir)
 
 
 def keep_link(prefix: str, entry: history.Entry) -> None:
-    """The address names the run shown, so a reload (or the link, shared) reopens it."""
+    """The address names the run shown, so a reload (or the link, shared) reopens it (a run not stored has none)."""
+    if not entry.stored:
+        return
     st.session_state[f"{prefix}.linked"] = entry.evaluation_id
     if st.query_params.get("run") != entry.evaluation_id:
         st.query_params["run"] = entry.evaluation_id
 
 
 def picker(prefix: str, samples_dir: Path) -> history.Entry | None:
-    """The stored runs (newest first, by question), Compare and Clear history; returns the current run."""
+    """The stored runs (newest first, by question), Compare and Clear history; returns the current run (which may
+    be one that could not be stored)."""
     unknown = st.session_state.get(f"{prefix}.unknown_link")
     if unknown:
         st.html(viewmodel.unknown_run_html(unknown, str(history.store(st.session_state).path)))
     entries = history.entries(st.session_state)
-    if not entries:
-        return None
     current = history.current(st.session_state)
+    history_view.notice()
+    if not entries:
+        return current
     key = f"{prefix}.history"
-    if current is not None and st.session_state.get(key) != current.number:
+    if current is not None and current.stored and st.session_state.get(key) != current.number:
         st.session_state[key] = current.number
     titles = viewmodel.history_titles(entries)
     left, middle, right = st.columns([5, 2, 2], vertical_alignment="bottom")

@@ -29,7 +29,10 @@ def asked_html(entry: Entry) -> str:
     if a.answer_sha256 is not None:
         answer = " · with a draft answer (its claims are requirements too)"
     link = f'<a href="?run={esc(a.evaluation_id)}" data-run-link title="a link that reopens this run">link</a>'
-    return (f'{STYLE}<div class="al-muted" style="font-size:0.85rem">Run #{entry.number} · {esc(entry.source)}'
+    if not entry.stored:
+        link = '<span data-run-stored="false">not stored: download it to keep it</span>'
+    number = f"Run #{entry.number}" if entry.stored else "Run"
+    return (f'{STYLE}<div class="al-muted" style="font-size:0.85rem">{number} · {esc(entry.source)}'
             f"{answer} · {entry.seconds:.2f} s · {link}</div>"
             f'<div style="font-size:1.05rem;margin:2px 0 6px"><strong>Question:</strong> {esc(entry.question)}</div>')
 

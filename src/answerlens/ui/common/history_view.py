@@ -1,0 +1,18 @@
+"""The run history's one notice: when the store failed during this script run, say which file and what to do,
+once, where the page uses its history; the page carries on without it."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from answerlens.ui.common import history
+from answerlens.ui.common.markup import notice_html
+
+TITLE = "The run history cannot be used: this page works without it"
+
+
+def notice() -> None:
+    """Show (and forget) the store's failure, if there was one since the last notice."""
+    problem = history.take_problem(st.session_state)
+    if problem is not None:
+        st.html(notice_html("warning", TITLE, problem.detail, problem.remedy))
