@@ -5,6 +5,7 @@ The default model follows the provider (``DEFAULT_MODELS``, the one definition t
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -31,6 +32,20 @@ DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024
 """Largest decoded reply body read when ``max_reply_bytes`` is unset (8 MiB)."""
 MAX_REPLY_BYTES_LIMIT = 1024 * 1024 * 1024
 
+
+
+CREDENTIALS_REMEDY = ("pass the key as api_key instead (CLI: --api-key-env VAR; app: the API key field); it is "
+                      "sent as a header and never recorded")
+
+
+def refuse_userinfo(url: str) -> None:
+    """Refuse a URL that carries a user name or password (``user:secret@``): base URLs are written into run.json,
+    every sample, assessment and report, so a secret in one would leave the configuration. The message never
+    repeats the URL."""
+    authority = re.split(r"[/?#]", url.split("://", 1)[-1], maxsplit=1)[0]
+    if "@" in authority:
+        raise ValueError(f"a base URL must not carry a user name or password (user:secret@host); "
+                         f"{CREDENTIALS_REMEDY}")
 
 
 class EvidencePolicy(str, Enum):
@@ -65,7 +80,8 @@ class AnswerabilityConfig(BaseModel):
     api_key: SecretStr | None = Field(default=None, repr=False)
     """Sent only as a header."""
     base_url: str | None = None
-    """As users write it, e.g. ``http://127.0.0.1:11434/v1``; a trailing ``/`` is dropped."""
+    """As users write it, e.g. ``http://127.0.0.1:11434/v1``; a trailing ``/`` is dropped. A user name or password
+    in it (``http://user:secret@host/v1``) is refused: the URL is recorded in every result, the key never is."""
     max_retries: int = Field(default=2, ge=0, le=10)
     """How many times a reply that fails the schema is re-asked."""
     timeout: float = Field(default=30.0, gt=0)
@@ -121,6 +137,7 @@ class AnswerabilityConfig(BaseModel):
         url = value.strip().rstrip("/")
         if not url:
             return None
+        refuse_userinfo(url)
         try:
             parts = urlsplit(url)
             port = parts.port

@@ -48,8 +48,10 @@ class AnswerabilityEvaluator:
         connections: int | None = None,
     ) -> None:
         self.config = config if config is not None else AnswerabilityConfig()
-        self._wire = self.config.model_copy(update={"base_url": base_url}) if base_url else self.config
+        self._wire = self.config
         """What requests are sent with: the configuration, or the same with the replica's URL."""
+        if base_url:  # validated as base_url is (model_copy would not check it): credentials in it are refused
+            self._wire = AnswerabilityConfig.model_validate(self.config.model_dump() | {"base_url": base_url})
         self._recording = recording
         self._force_replay = force_replay
         self._transport = transport

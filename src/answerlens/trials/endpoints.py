@@ -16,7 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from answerlens.config import AnswerabilityConfig
+from answerlens.config import AnswerabilityConfig, refuse_userinfo
 from answerlens.errors import AnswerabilityError, TrialError
 from answerlens.evaluator import Answer, AnswerabilityEvaluator
 
@@ -111,12 +111,18 @@ class EndpointPool:
 
 
 def read_endpoints(path: Path) -> list[str]:
-    """An endpoints file: one base URL a line; blank lines and ``#`` comments are skipped."""
+    """An endpoints file: one base URL a line; blank lines and ``#`` comments are skipped. A URL with a user name
+    or password is refused (naming the line, never repeating it)."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise TrialError(f"{path}: cannot read the endpoints file ({exc})") from None
     urls = [line.split("#", 1)[0].strip() for line in lines]
+    for number, url in enumerate(urls, start=1):
+        try:
+            refuse_userinfo(url)
+        except ValueError as exc:
+            raise TrialError(f"{path}, line {number}: {exc}") from None
     found = [url for url in urls if url]
     if not found:
         raise TrialError(f"{path}: no endpoint in the file (one base URL a line, e.g. http://10.0.0.5:8000/v1)")
@@ -128,7 +134,11 @@ def normalise_endpoints(config: AnswerabilityConfig, urls: Sequence[str]) -> lis
     from pydantic import ValidationError
 
     checked = []
-    for url in urls:
+    for number, url in enumerate(urls, start=1):
+        try:
+            refuse_userinfo(url)
+        except ValueError as exc:
+            raise TrialError(f"endpoint {number}: {exc}") from None
         try:
             checked.append(AnswerabilityConfig(provider=config.provider, base_url=url).base_url)
         except ValidationError:
