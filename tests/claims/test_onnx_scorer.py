@@ -213,3 +213,51 @@ def test_softmax_rows_are_stable_for_large_logits() -> None:
 def test_batch_size_must_be_positive() -> None:
     with pytest.raises(ValueError):
         OnnxNliScorer(batch_size=0)
+
+
+SPARSE_BYTES = 1_500_000_000
+
+
+def sparse(path: Path, size: int = SPARSE_BYTES) -> None:
+    """A file of ``size`` bytes that takes no disk space (and whose reading would take seconds and gigabytes)."""
+    with path.open("wb") as handle:
+        handle.truncate(size)
+
+
+@pytest.mark.parametrize("name, limit", [
+    pytest.param("config.json", "1 MB", id="config"),
+    pytest.param("tokenizer.json", "64 MB", id="tokenizer"),
+    pytest.param("tokenizer_config.json", "16 MB", id="tokenizer_config"),
+])
+def test_an_oversized_model_file_is_refused_by_its_size_before_it_is_read(tmp_path: Path, name: str,
+                                                                          limit: str) -> None:
+    import tracemalloc
+
+    import onnxruntime  # noqa: F401  (imported before memory is traced: only reading counts)
+    import tokenizers  # noqa: F401
+
+    folder = build_model(tmp_path / "model")
+    sparse(folder / name)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ClaimVerificationError) as caught:
+            OnnxNliScorer(folder).score(PAIRS[:1])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    message = str(caught.value)
+    assert f"{name} is 1430.5 MB (1,500,000,000 bytes); the limit is {limit}" in message and str(folder) in message
+    assert peak < 32 * 2**20, f"{peak:,} bytes were allocated: the file was read"
+
+
+def test_model_files_just_under_their_limits_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from answerlens.claims import model_location
+
+    folder = build_model(tmp_path / "model")
+    sizes = {name: (folder / name).stat().st_size for name in ("config.json", "tokenizer.json")}
+    monkeypatch.setattr(model_location, "CONFIG_MAX_BYTES", sizes["config.json"])
+    monkeypatch.setattr(model_location, "TOKENIZER_MAX_BYTES", sizes["tokenizer.json"])
+    assert close(OnnxNliScorer(folder).score(PAIRS), expected_probabilities(PAIRS, folder))
+    monkeypatch.setattr(model_location, "TOKENIZER_MAX_BYTES", sizes["tokenizer.json"] - 1)
+    with pytest.raises(ClaimVerificationError, match=r"tokenizer\.json is .* the limit is"):
+        OnnxNliScorer(folder).score(PAIRS)

@@ -12,12 +12,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from answerlens.errors import ClaimVerificationError
+from answerlens.json_reader import read_text
 
 MODEL_ENV = "ANSWERLENS_NLI_MODEL"
 """Environment variable naming a local model folder."""
 GRAPH_FILES = ("model.onnx", "onnx/model.onnx")
 """Where in a folder the ONNX graph may be, first found wins."""
 SUPPORT_FILES = ("tokenizer.json", "config.json")
+MB = 1024 * 1024
+CONFIG_MAX_BYTES = 1 * MB
+"""Largest ``config.json`` read: the pinned model's is about 1 KB, and a config with a thousand labels is still
+under 100 KB."""
+TOKENIZER_MAX_BYTES = 64 * MB
+"""Largest ``tokenizer.json`` read: the pinned model's (DeBERTa-v3, 128k pieces) is about 8 MB and the largest in
+common use (256k-piece vocabularies) about 33 MB; 64 MiB leaves room for those and refuses anything else."""
+SETTINGS_MAX_BYTES = 16 * MB
+"""Largest optional ``tokenizer_config.json`` read (only ``model_max_length`` is used; some carry every added
+token, about 1 MB)."""
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 EXPORT_DIR = "nli-deberta-v3-base-onnx"
 
@@ -105,8 +116,27 @@ def _complete(path: Path, source: str, model: str, revision: str) -> ModelFolder
     if graph is None or missing:
         raise ClaimVerificationError(missing_model_message(
             model, revision, f"{source} {path} has no {', no '.join(missing)}"))
+    check_size(path / "config.json", CONFIG_MAX_BYTES)
+    check_size(path / "tokenizer.json", TOKENIZER_MAX_BYTES)
     return ModelFolder(path=path, graph=graph, tokenizer=path / "tokenizer.json", config=path / "config.json",
                        revision=_snapshot_commit(path), source=source)
+
+
+def check_size(path: Path, limit: int) -> None:
+    """Refuse a model file larger than ``limit`` from its size alone, before a byte is read (a sparse file of
+    gigabytes costs nothing to refuse)."""
+    size = path.stat().st_size
+    if size > limit:
+        raise ClaimVerificationError(
+            f"{path.parent}: {path.name} is {size / MB:.1f} MB ({size:,} bytes); the limit is {limit // MB} MB — "
+            "this is not the NLI model's file: export the model folder again (see the claims documentation)")
+
+
+def read_model_text(path: Path, limit: int) -> str:
+    """A model folder's JSON text, refused past ``limit`` (checked from the size first, then while reading, for a
+    file that grows or is not a regular file)."""
+    check_size(path, limit)
+    return read_text(path, max_bytes=limit, error=lambda message, label: ClaimVerificationError(f"{label}: {message}"))
 
 
 def _snapshot_commit(path: Path) -> str | None:

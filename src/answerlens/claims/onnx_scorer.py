@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from answerlens.claims.model_location import ModelFolder, locate_model
+from answerlens.claims import model_location
+from answerlens.claims.model_location import ModelFolder, locate_model, read_model_text
 from answerlens.claims.models import DEFAULT_NLI_MODEL, DEFAULT_NLI_REVISION
 from answerlens.errors import ClaimVerificationError
 
@@ -143,17 +144,20 @@ class OnnxNliScorer:
         except ImportError as exc:
             raise ClaimVerificationError(RUNTIME_MISSING) from exc
         folder = locate_model(self.model, self.revision, model_dir=self.model_dir, environ=self._environ)
-        try:
-            config = json.loads(folder.config.read_text(encoding="utf-8"))
+        try:  # sizes are checked again at reading: the folder may have changed since it was located
+            config = json.loads(read_model_text(folder.config, model_location.CONFIG_MAX_BYTES))
             if not isinstance(config, dict):
                 raise ValueError("config.json is not a JSON object")
             columns = label_columns(config)
-            tokenizer = tokenizers.Tokenizer.from_file(str(folder.tokenizer))
+            tokenizer = tokenizers.Tokenizer.from_str(read_model_text(folder.tokenizer,
+                                                                      model_location.TOKENIZER_MAX_BYTES))
             _configure_tokenizer(tokenizer, folder, config, self.max_length)
             options = onnxruntime.SessionOptions()
             options.log_severity_level = 3
             session = onnxruntime.InferenceSession(str(folder.graph), options, providers=["CPUExecutionProvider"])
             inputs, output = _graph_signature(session)
+        except ClaimVerificationError:
+            raise
         except Exception as exc:  # a broken file, tokenizer or graph: one clear error naming the folder
             raise ClaimVerificationError(
                 f"Could not load claim verification model {self.model!r} from {folder.path}: {exc}"
@@ -178,7 +182,7 @@ def _configure_tokenizer(
 def _model_max_length(folder: ModelFolder, config: Mapping[str, Any]) -> int:
     settings = folder.path / "tokenizer_config.json"
     if settings.is_file():
-        value = json.loads(settings.read_text(encoding="utf-8")).get("model_max_length")
+        value = json.loads(read_model_text(settings, model_location.SETTINGS_MAX_BYTES)).get("model_max_length")
         if isinstance(value, int) and 0 < value <= 100_000:  # transformers writes 1e30 for "unbounded"
             return value
     value = config.get("max_position_embeddings")
