@@ -24,6 +24,7 @@ if source is not None:
     renderings = packing.render_all(source.bundle)
     budget = packing_view.budget_input("packing", source.bundle)
     packing_view.renderings(renderings, source.bundle, budget)
+    packing_view.record("packing", source.bundle)
 
     st.subheader("A reply's citations under each format")
     st.caption("Tokens are judged exactly as the engine would judge them against each rendering; a reply "

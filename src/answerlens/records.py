@@ -1,7 +1,8 @@
 """The bundle and record data models (pure): PRME's ``MemoryBundle`` and ``MemoryNode`` shapes.
 
-PRME's objects are read tolerantly (unknown fields are ignored). Loading lives in ``loading``; rendering in
-``render``, which imports these models and is never imported by them.
+PRME's objects are read tolerantly: a record keeps every field it arrives with (``MemoryRecord.prme_fields``),
+other unknown fields are ignored. Loading lives in ``loading``; rendering in ``render``, which imports these
+models and is never imported by them.
 """
 
 from __future__ import annotations
@@ -89,9 +90,13 @@ class ContextFormat(str, Enum):
 
 
 class MemoryRecord(BaseModel):
-    """A memory record (PRME's ``MemoryNode``); extra PRME fields are ignored."""
+    """A memory record (PRME's ``MemoryNode``).
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    Fields answerlens does not read (PRME's ``user_id``, ``confidence``, ``salience``, ``evidence_refs``, ``pinned``
+    … and any unknown one) are kept as they arrived, for audit: ``prme_fields`` holds them and ``model_dump`` writes
+    them back unchanged. Nothing renders or hashes them, so they change no context and no hash."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
 
     id: UUID
     node_type: NodeType
@@ -116,6 +121,11 @@ class MemoryRecord(BaseModel):
             except OverflowError:
                 raise ValueError(f"{value.isoformat()} cannot be expressed in UTC") from None
         return value
+
+    @property
+    def prme_fields(self) -> dict[str, Any]:
+        """The fields this record arrived with that answerlens does not read, as they arrived (JSON values)."""
+        return dict(self.__pydantic_extra__ or {})
 
     @property
     def speaker(self) -> str | None:

@@ -3,11 +3,13 @@ in tests/ui/packing)."""
 
 from __future__ import annotations
 
+import html as html_lib
+import json
 import re
 
 from answerlens.ui.packing.viewmodel import FORMATS
 from tests.app.conftest import assert_clean, choose_sample, html, notices, start
-from tests.paths import PRME
+from tests.paths import PRME, SAMPLES
 
 PAGE = "pages/packing.py"
 
@@ -81,3 +83,20 @@ def test_the_page_shows_where_the_budget_cuts() -> None:
     assert_clean(at)
     kept = re.findall(r'data-budget-cut="\w+" data-kept="(\d+)" data-records="200"', html(at))
     assert kept == ["200"] * 4
+
+
+def test_a_records_detail_shows_every_field_prme_wrote() -> None:
+    at = start(PAGE)
+    choose_sample(at, "prme_reader_citations", prefix="packing")
+    bundle = json.loads((SAMPLES / "prme_reader_citations.json").read_text())["bundle"]
+    node = next(iter(bundle["sections"].values()))[0]["node"]
+    at.selectbox(key="packing.record").set_value(node["id"]).run()
+    assert_clean(at)
+    page = html(at)
+    detail = re.search(rf'<div data-record-detail="{node["id"]}" data-kept-fields="(\d+)">(.*?)</table>', page, re.S)
+    assert detail is not None and detail.group(1) == "13"
+    rows = re.findall(r"<tr><td[^>]*>([^<]+)</td><td[^>]*>([^<]*)</td><td[^>]*>([^<]+)</td></tr>", detail.group(2))
+    assert sorted(name for name, _, _ in rows) == sorted(node) and len(rows) == 26  # every field PRME wrote
+    shown = {name: (value, use) for name, value, use in rows}
+    assert shown["user_id"] == (html_lib.escape(json.dumps(node["user_id"])), "kept for audit")
+    assert shown["confidence"][0] == json.dumps(node["confidence"]) and shown["content"][1] == "read by answerlens"

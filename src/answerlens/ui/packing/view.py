@@ -12,6 +12,7 @@ from answerlens.records import MemoryBundle
 from answerlens.ui.common import history, sources
 from answerlens.ui.common.markup import STYLE, esc, notice_html, plain, plural
 from answerlens.ui.common.sources import Source
+from answerlens.ui.packing import record_detail
 from answerlens.ui.packing.viewmodel import (
     Rendering,
     assessable_detail,
@@ -116,6 +117,19 @@ def _parsed(data: Any, name: str) -> tuple[RawAssessment | None, str]:
         st.html(notice_html("error", "Not a reply", f"{name}: {exc}",
                             remedy="use the model's raw reply (requirements + reasoning) or an assessment JSON"))
         return None, name
+
+
+def record(prefix: str, bundle: MemoryBundle) -> None:
+    """One packed record's every field: those answerlens reads and those it keeps for audit."""
+    titles = record_detail.record_choices(bundle)
+    if not titles:
+        return
+    with st.expander(f"Record detail ({plural(len(titles), 'record')})"):
+        chosen = st.selectbox("Record", list(titles), format_func=lambda key: plain(titles[key]),
+                              key=f"{prefix}.record")
+        found = record_detail.record(bundle, chosen) if chosen else None
+        if found is not None:
+            st.html(record_detail.detail_html(found))
 
 
 def matrix(items: list[Rendering], reply: RawAssessment) -> None:
