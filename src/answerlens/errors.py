@@ -123,11 +123,13 @@ class RecordingMismatchError(AnswerabilityError):
 
 class RunStoreError(AnswerlensError):
     """The run store (the app's history file) cannot be read or written; ``path`` names the file, ``remedy`` says
-    what to do. The app then works without history: a new result is still shown, only not kept."""
+    what to do; ``whole_file`` is False when only one run (unreadable, or too big to keep) is the problem. The app
+    then works without history: a new result is still shown, only not kept."""
 
-    def __init__(self, message: str, *, path: str, remedy: str) -> None:
+    def __init__(self, message: str, *, path: str, remedy: str, whole_file: bool = True) -> None:
         self.path = path
         self.remedy = remedy
+        self.whole_file = whole_file
         self.detail = message
         super().__init__(f"{message} — {remedy}")
 

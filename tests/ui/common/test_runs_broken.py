@@ -131,3 +131,17 @@ def test_three_processes_storing_the_same_run_never_fail(tmp_path: Path) -> None
     assert outcomes == [None, None, None]
     (run,) = RunStore(path).runs()
     assert run.evaluation_id == recorded("speech_act_eslint").evaluation_id
+
+
+def test_after_the_file_failed_reads_skip_it_until_the_notice_is_shown(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    filled(path)
+    state: dict = {history.STORE_KEY: RunStore(path, timeout=0.05)}
+    with locked(path):
+        assert history.entries(state) == []
+    problem = history.problem(state)
+    assert problem is not None and problem.whole_file
+    # The lock is gone, but this page run already knows the file failed: no read waits on it again.
+    assert history.entries(state) == [] and history.find(state, 1) is None and history.by_id(state, "e") is None
+    assert history.take_problem(state) is problem
+    assert len(history.entries(state)) == 3  # the next page run finds out afresh

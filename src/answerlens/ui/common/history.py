@@ -120,9 +120,18 @@ def _failed(state: MutableMapping[Any, Any], exc: RunStoreError) -> None:
     state.setdefault(PROBLEM_KEY, exc)  # the first failure says what is wrong; later ones follow from it
 
 
+def _unusable(state: MutableMapping[Any, Any]) -> bool:
+    """Whether the whole file failed since the notice was last shown: reads skip it rather than wait on a lock
+    again (``add`` always tries: a new run is worth the wait)."""
+    found = problem(state)
+    return found is not None and found.whole_file
+
+
 def entries(state: MutableMapping[Any, Any]) -> list[Entry]:
     """Every stored run, oldest first (none when the store cannot be read)."""
     runs = store(state)
+    if _unusable(state):
+        return []
     try:
         return [Entry(run, runs) for run in runs.runs()]
     except RunStoreError as exc:
@@ -172,6 +181,8 @@ def find(state: MutableMapping[Any, Any], number: int | None) -> Entry | None:
         unsaved = state.get(UNSAVED_KEY)
         return unsaved if isinstance(unsaved, Entry) else None
     runs = store(state)
+    if _unusable(state):
+        return None
     try:
         found = runs.find(number)
         return _read(Entry(found, runs)) if found is not None else None
@@ -191,6 +202,8 @@ def _read(entry: Entry) -> Entry:
 def by_id(state: MutableMapping[Any, Any], evaluation_id: str) -> Entry | None:
     """The stored run of these inputs (a deep link's ``?run=``), if there is one."""
     runs = store(state)
+    if _unusable(state):
+        return None
     try:
         found = runs.by_id(evaluation_id)
     except RunStoreError as exc:

@@ -164,7 +164,8 @@ class RunStore:
         if size > self.max_bytes:
             raise RunStoreError(f"This run is {size:,} bytes, more than the run history keeps ({self.max_bytes:,} "
                                 f"bytes in {self.path})", path=str(self.path),
-                                remedy="download its assessment or report to keep it; it is shown but not stored")
+                                remedy="download its assessment or report to keep it; it is shown but not stored",
+                                whole_file=False)
         row = (assessment.evaluation_id, time.time() if created is None else created, question, answer, source,
                source_name, label, note, seconds, assessment.verdict.value, assessment.recommended_action.value,
                len(assessment.requirements), int(assessment.raw_output is not None), size, document, context,
@@ -230,7 +231,7 @@ class RunStore:
             raise RunStoreError(f"Run #{number} in the run history {self.path} cannot be read (its {column} is not "
                                 f"valid: {exc.errors(include_url=False)[0]['msg']})", path=str(self.path),
                                 remedy="Clear history (or move the file aside) to drop it; the other runs are "
-                                "unaffected") from exc
+                                "unaffected", whole_file=False) from exc
 
     def stored_bytes(self) -> int:
         with self._db() as db:
