@@ -9,10 +9,12 @@ from answerlens.ui.common import history
 from answerlens.ui.common.markup import notice_html
 
 TITLE = "The run history cannot be used: this page works without it"
+ONE_RUN_TITLE = "The run history could not read or keep a run"
 
 
 def notice() -> None:
     """Show (and forget) the store's failure, if there was one since the last notice."""
     problem = history.take_problem(st.session_state)
     if problem is not None:
-        st.html(notice_html("warning", TITLE, problem.detail, problem.remedy))
+        title = TITLE if problem.whole_file else ONE_RUN_TITLE
+        st.html(notice_html("warning", title, problem.detail, problem.remedy))
