@@ -14,7 +14,7 @@ from google.protobuf.json_format import MessageToDict
 from streamlit.testing.v1 import AppTest
 
 from answerlens import AnswerabilityConfig, derive_assessment, load_bundle
-from answerlens.ui.common.markup import _INVISIBLE
+from answerlens.html.escape import badged
 from tests.app.conftest import assert_clean, assess, html, start, use_recorded, verdicts
 from tests.paths import PRME
 
@@ -60,7 +60,7 @@ def leaks(at: AppTest) -> list[tuple[str, str]]:
             if proto is None or not hasattr(proto, "DESCRIPTOR"):
                 continue
             for text in strings(MessageToDict(proto)):
-                if _INVISIBLE.search(text):
+                if badged(text):
                     found.append((type(node).__name__, text[:120]))
     return found
 
@@ -106,7 +106,7 @@ def test_the_hostile_sample_is_inert_on_packing() -> None:
     upload(at, "packing", SAMPLE)
     inert(at)
     codes = [element.proto.code_text for element in at.code]
-    assert codes and all(not _INVISIBLE.search(code) for code in codes)
+    assert codes and all(not badged(code) for code in codes)
     assert any("⟨U+202E⟩" in code for code in codes)
 
 

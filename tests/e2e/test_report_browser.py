@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from answerlens.html import palette
 from answerlens.report import verify_report
 from answerlens.samples import load_sample
-from answerlens.ui.common import palette
 from tests.e2e.conftest import TIMEOUT, choose, radio, settle
 from tests.paths import SAMPLES
 from tests.report import builders
