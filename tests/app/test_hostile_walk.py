@@ -20,8 +20,10 @@ from tests.paths import PRME
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u061c"
+LOOK_ALIKES = "\u034f\ufe0f\U000e0100\u17b4\u115f\u1160\u3164\uffa0"
+"""Default-ignorable characters and Hangul fillers: drawn as nothing or as a blank."""
 MARKUP = "<script>alert('x')</script><img src=x onerror=alert(1)>\"'><a href=\"javascript:alert(2)\">go</a>"
-HOSTILE = f"pay {BIDI}evil{INVISIBLE} {MARKUP} javascript:alert(3)"
+HOSTILE = f"pay {BIDI}evil{INVISIBLE}appr{LOOK_ALIKES}oved {MARKUP} javascript:alert(3)"
 
 REPLY = {"requirements": [{"requirement": f"who approved {HOSTILE}", "status": "supported",
                            "evidence_refs": ["m1", f"m9{HOSTILE}"], "explanation": f"m1 says {HOSTILE}"}],

@@ -209,9 +209,10 @@ TRANSPARENT = "rgba(0, 0, 0, 0)"
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_every_legend_entry_shows_its_colour(offline: Callable[..., Offline], reports: dict[str, Path],
-                                            scheme: str) -> None:
+                                            scheme: str, screenshots: Path | None) -> None:
     """The legend's swatches and requirement dots resolve the palette (they were blank: its variables were
-    declared only on other elements), each dot in its own requirement's colour, in both themes."""
+    declared only on other elements), each dot in its own requirement's colour, in both themes. With
+    ANSWERLENS_SCREENSHOTS=docs/screens: report-legend-light.png and report-legend-dark.png."""
     seen = offline(color_scheme=scheme)
     seen.open(reports["second_opinion_plan_as_fact+opinion"])
     legend = seen.page.locator(".rp-legend")
@@ -233,6 +234,8 @@ def test_every_legend_entry_shows_its_colour(offline: Callable[..., Offline], re
     for index in range(dots.count()):
         expected = rgb(getattr(palette.IDENTITY[index % len(palette.IDENTITY)][0], scheme))
         assert background(dots.nth(index)) == expected != TRANSPARENT
+    if screenshots is not None:
+        seen.page.locator("#context").screenshot(path=str(screenshots / f"report-legend-{scheme}.png"))
 
 
 def test_hostile_labels_keep_every_chart_whole(offline: Callable[..., Offline], tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Ar
 .rp .rp-focus{border:1px solid var(--line);border-radius:6px;padding:4px 10px;margin:6px 0;font-size:0.85rem}
 .rp .rp-focus label{margin-right:10px;white-space:nowrap;cursor:pointer}
 .rp .rp-legend{font-size:0.8rem;margin:4px 0 6px;line-height:2}
-.rp .rp-legend>span{display:inline-block;margin-right:14px}
+.rp .rp-legend>span{display:inline-block;margin:0 14px 0 3px}
 .rp .rp-swatch{display:inline-block;width:1.6em;height:0.9em;vertical-align:-1px;border-radius:2px;margin-right:4px}
 .rp .rp-cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(190px,1fr));gap:8px;margin:6px 0}
 .rp .rp-card{border:1px solid var(--line);border-radius:8px;padding:6px 10px;background:var(--card)}
