@@ -33,7 +33,7 @@ from answerlens.html.markup import (
 )
 from tests.ui.conftest import recorded, sample
 
-ALLOWED_TAGS = {"style", "div", "span", "mark", "table", "thead", "tbody", "tr", "th", "td", "p", "strong", "em",
+ALLOWED_TAGS = {"div", "span", "mark", "table", "thead", "tbody", "tr", "th", "td", "p", "strong", "em",
                 "code", "pre", "details", "summary", "button", "br", "ul", "li", "script"}
 
 
@@ -99,6 +99,12 @@ def test_hostile_text_adds_no_tag_no_attribute_and_no_script(render: Callable[[s
     assert "alert(" not in "".join(parsed.scripts)
     assert "forged" not in [tag for tag, _ in parsed.tags]
     assert esc(text) in render(text)
+
+
+@pytest.mark.parametrize("render", RENDERERS)
+def test_no_fragment_carries_the_stylesheet(render: Callable[[str], str]) -> None:
+    """The stylesheet is written once per page (the app's style call, the report's head), never by a fragment."""
+    assert "<style" not in render("x")
 
 
 # Bidi embeddings and overrides, bidi isolates, and other characters that draw nothing or reorder text.

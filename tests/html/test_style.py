@@ -7,6 +7,7 @@ import re
 
 from answerlens.html import palette
 from answerlens.html.style import STYLESHEET, style_tag
+from tests.paths import REPO
 
 
 def test_the_palette_is_declared_on_the_root() -> None:
@@ -29,3 +30,11 @@ def test_a_flagged_citation_has_a_visible_underline_outline_and_flag() -> None:
 def test_the_style_tag_writes_the_sheet_once_with_page_rules_after_it() -> None:
     tag = style_tag(".x{}", ".y{}")
     assert tag.count("<style>") == 1 and tag.count(STYLESHEET) == 1 and tag.endswith(".x{}.y{}</style>")
+
+
+def test_only_the_style_module_writes_a_style_element_for_the_pure_layers() -> None:
+    """``html`` fragments and ``report`` pieces carry no stylesheet of their own; nothing strips one."""
+    src = REPO / "src" / "answerlens"
+    writers = sorted(str(path.relative_to(src)) for folder in ("html", "report") for path in (src / folder).glob("*.py")
+                     if "<style" in path.read_text() or "replace(STYLE" in path.read_text())
+    assert writers == ["html/style.py"]
