@@ -16,9 +16,9 @@ from typing import Any
 from bundles import unrendered_bundle_for_chars
 
 from answerlens import AnswerabilityConfig, derive_assessment, render_bundle
+from answerlens.html.highlight import highlight, requirement_rows
+from answerlens.html.markup import context_html, requirements_html
 from answerlens.records import MemoryBundle
-from answerlens.ui.common.highlight import highlight, requirement_rows
-from answerlens.ui.common.markup import context_html, requirements_html
 
 SIZES = ((1_000, 2), (10_000, 20), (100_000, 200))
 CONFIG = AnswerabilityConfig(provider="openai", model="bench", base_url="http://127.0.0.1:9/v1")

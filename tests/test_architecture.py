@@ -164,6 +164,67 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+def _package(module: str) -> str:
+    """``answerlens.ui.common.runs`` -> ``ui``; a top-level module is a package of its own; the root is ``answerlens``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    packages: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        source = _package(module)
+        packages.setdefault(source, set()).update(_package(target) for target in targets)
+    return {source: targets - {source} for source, targets in packages.items()}
+
+
+PACKAGE_CYCLES_FOR_NOW = [["config", "providers"]]
+"""``config`` validates a provider against ``providers.kinds`` and the providers read ``config``; this list only
+shrinks."""
+
+
+def test_no_import_cycle_between_packages() -> None:
+    """The module-level check cannot see ``report`` importing ``ui`` while ``ui`` imports ``report``."""
+    assert _cycles(_package_graph(_import_graph())) == PACKAGE_CYCLES_FOR_NOW
+
+
+def test_the_package_graph_sees_a_cycle_the_module_graph_does_not() -> None:
+    modules = {"answerlens.report.page": {"answerlens.ui.common.markup"}, "answerlens.ui.common.markup": set(),
+               "answerlens.ui.trials.view": {"answerlens.report.page"}}
+    assert _cycles(modules) == [] and _cycles(_package_graph(modules)) == [["report", "ui"]]
+
+
+LAYERS = {
+    "html": {"ui", "report"},
+    "report": {"ui"},
+}
+"""Packages each package must never import: ``ui`` draws with Streamlit on top of ``html`` (and may offer
+``report``'s downloads); ``report`` writes files with ``html`` alone; ``html`` is pure markup under both."""
+
+
+def test_html_and_report_never_import_the_layers_above_them() -> None:
+    packages = _package_graph(_import_graph())
+    assert {source: sorted(packages[source] & forbidden) for source, forbidden in LAYERS.items()} == {
+        source: [] for source in LAYERS}
+
+
+def test_nothing_outside_ui_imports_ui() -> None:
+    packages = _package_graph(_import_graph())
+    assert sorted(source for source, targets in packages.items() if "ui" in targets and source != "ui") == []
+
+
+def test_html_imports_no_ui_stack_at_all() -> None:
+    """Not even deferred: the reports and the command line use ``html`` without streamlit, plotly or pandas."""
+    html = SRC / "html"
+    assert {str(path.relative_to(SRC)): sorted(_imports(path) & UI_ONLY)
+            for path in html.rglob("*.py") if _imports(path) & UI_ONLY} == {}
+
+
+def test_every_html_module_has_its_test_module() -> None:
+    modules = sorted(path.stem for path in (SRC / "html").glob("*.py") if path.stem != "__init__")
+    assert [name for name in modules if not (REPO / "tests" / "html" / f"test_{name}.py").exists()] == []
+
+
 def _sizes() -> dict[str, int]:
     sizes = {}
     for path in [*SRC.rglob("*.py"), *(REPO / "pages").glob("*.py")]:

@@ -10,7 +10,7 @@ from answerlens import (
     load_bundle,
     verify_assessment,
 )
-from answerlens.audit import canonical_json, sha256_text
+from answerlens.audit import canonical_json_ascii, sha256_text
 from answerlens.prompts import NO_EVIDENCE_RAW, PROMPT_SHA256, PROMPT_VERSION, RawAssessment
 from tests.paths import PRME
 
@@ -60,7 +60,7 @@ def test_answerlens_additions() -> None:
     assert verify_assessment(assessment).ok
     parsed = RawAssessment.model_validate_json(RAW_TEXT)
     parsed_sha = derive_assessment(QUESTION, BUNDLE, parsed, config=CONFIG).raw_output_sha256
-    assert parsed_sha == sha256_text(canonical_json(json.loads(RAW_TEXT)))
+    assert parsed_sha == sha256_text(canonical_json_ascii(json.loads(RAW_TEXT)))
 
 
 def load_context() -> str:

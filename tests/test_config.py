@@ -5,7 +5,7 @@ import pytest
 from pydantic import SecretStr, ValidationError
 
 from answerlens import AnswerabilityConfig
-from answerlens.audit import canonical_json, sha256_text
+from answerlens.audit import canonical_json_ascii, sha256_text
 from answerlens.config import DEFAULT_MODELS, default_model
 from tests.paths import PRME
 
@@ -20,7 +20,7 @@ PRME_CONFIG = {
 
 
 def _sha(config: AnswerabilityConfig) -> str:
-    return sha256_text(canonical_json(config.public_dump()))
+    return sha256_text(canonical_json_ascii(config.public_dump()))
 
 
 def test_upstream_only_configuration_hashes_as_prme() -> None:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, computed_field, model_validator
 
 from answerlens.audit import (
     assessment_sha256,
-    canonical_json,
+    canonical_json_ascii,
     configuration_sha256,
     evaluation_id,
     sha256_text,
@@ -274,7 +274,7 @@ def derive_assessment(
     """
     inputs = prepare_inputs(query, bundle, answer)
     if isinstance(reply, RawAssessment):
-        raw, text = reply, canonical_json(reply.model_dump(mode="json"))
+        raw, text = reply, canonical_json_ascii(reply.model_dump(mode="json"))
     elif isinstance(reply, str):
         raw, text = _parse(reply, config), reply
     else:

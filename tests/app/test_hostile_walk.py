@@ -14,14 +14,16 @@ from google.protobuf.json_format import MessageToDict
 from streamlit.testing.v1 import AppTest
 
 from answerlens import AnswerabilityConfig, derive_assessment, load_bundle
-from answerlens.ui.common.markup import _INVISIBLE
+from answerlens.html.escape import badged
 from tests.app.conftest import assert_clean, assess, html, start, use_recorded, verdicts
 from tests.paths import PRME
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u061c"
+LOOK_ALIKES = "\u034f\ufe0f\U000e0100\u17b4\u115f\u1160\u3164\uffa0"
+"""Default-ignorable characters and Hangul fillers: drawn as nothing or as a blank."""
 MARKUP = "<script>alert('x')</script><img src=x onerror=alert(1)>\"'><a href=\"javascript:alert(2)\">go</a>"
-HOSTILE = f"pay {BIDI}evil{INVISIBLE} {MARKUP} javascript:alert(3)"
+HOSTILE = f"pay {BIDI}evil{INVISIBLE}appr{LOOK_ALIKES}oved {MARKUP} javascript:alert(3)"
 
 REPLY = {"requirements": [{"requirement": f"who approved {HOSTILE}", "status": "supported",
                            "evidence_refs": ["m1", f"m9{HOSTILE}"], "explanation": f"m1 says {HOSTILE}"}],
@@ -60,7 +62,7 @@ def leaks(at: AppTest) -> list[tuple[str, str]]:
             if proto is None or not hasattr(proto, "DESCRIPTOR"):
                 continue
             for text in strings(MessageToDict(proto)):
-                if _INVISIBLE.search(text):
+                if badged(text):
                     found.append((type(node).__name__, text[:120]))
     return found
 
@@ -106,7 +108,7 @@ def test_the_hostile_sample_is_inert_on_packing() -> None:
     upload(at, "packing", SAMPLE)
     inert(at)
     codes = [element.proto.code_text for element in at.code]
-    assert codes and all(not _INVISIBLE.search(code) for code in codes)
+    assert codes and all(not badged(code) for code in codes)
     assert any("⟨U+202E⟩" in code for code in codes)
 
 

@@ -4,7 +4,6 @@ import pytest
 
 from answerlens.claims import ClaimEvidence, ClaimVerification, ClaimVerificationConfig
 from answerlens.claims.audit import (
-    canonical_json,
     claim_sha256,
     configuration_sha256,
     evaluation_id,
@@ -15,10 +14,6 @@ from answerlens.claims.audit import (
 from tests.claims.fixtures import PRME
 
 NO_MODEL = json.loads((PRME / "claims" / "claim_verifier_no_model.json").read_text())
-
-
-def test_canonical_json_keeps_non_ascii_unlike_the_answerability_hashes() -> None:
-    assert canonical_json({"b": "ü", "a": [1, None]}) == '{"a":[1,null],"b":"ü"}'
 
 
 @pytest.mark.parametrize("name", [pytest.param("requires_complete_set", id="incomplete"),

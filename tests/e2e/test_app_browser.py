@@ -10,8 +10,8 @@ import pytest
 from playwright.sync_api import expect
 
 from answerlens import AnswerabilityConfig, derive_assessment
+from answerlens.html import palette
 from answerlens.samples import load_sample
-from answerlens.ui.common import palette
 from tests.e2e.conftest import TIMEOUT, choose, radio, settle, shoot, source_kind, style
 from tests.paths import SAMPLES
 

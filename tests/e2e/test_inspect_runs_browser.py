@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from answerlens.html.escape import badged
 from answerlens.samples import load_sample
-from answerlens.ui.common.markup import _INVISIBLE
 from tests.e2e.conftest import TIMEOUT, choose, radio, settle, source_kind, streamlit_server
 from tests.paths import SAMPLES
 
@@ -123,7 +123,7 @@ WHERE = """() => [...document.querySelectorAll('[data-testid="stAppViewContainer
 def raw_controls(page: Any) -> list[str]:
     """The invisible characters in the page's text (as the user would copy it), with where they are."""
     text = page.evaluate("() => document.querySelector('[data-testid=\"stAppViewContainer\"]').innerText")
-    found = sorted({f"U+{ord(char):04X}" for char in _INVISIBLE.findall(text)})
+    found = sorted({f"U+{ord(char):04X}" for char in badged(text)})
     return found + (page.evaluate(WHERE) if found else [])
 
 
@@ -197,5 +197,5 @@ def test_hostile_trial_result_shows_no_raw_control_on_trials(page: Any) -> None:
     leaked = raw_controls(page)
     assert leaked == [], "\n".join(leaked)
     labels = page.eval_on_selector_all(".js-plotly-plot text", "ts => ts.map(t => t.textContent).join(' ')")
-    assert "100K_0_q0_abstention" in labels and not _INVISIBLE.search(labels)
+    assert "100K_0_q0_abstention" in labels and not badged(labels)
     assert page.locator('img[src="x"]').count() == 0

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from answerlens.html.palette import contrast
 from answerlens.samples import load_sample
-from answerlens.ui.common.palette import contrast
 from tests.e2e.conftest import CHROMIUM, TIMEOUT, choose, radio, settle
 from tests.paths import SAMPLES
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from answerlens.html import palette
 from answerlens.report import verify_report
 from answerlens.samples import load_sample
-from answerlens.ui.common import palette
 from tests.e2e.conftest import TIMEOUT, choose, radio, settle
 from tests.paths import SAMPLES
 from tests.report import builders
@@ -162,7 +162,11 @@ def test_a_second_opinion_marks_its_flagged_citation(offline: Callable[..., Offl
     ref = builders.opinion_of(name).requirements[0].flags[0].refs[0]
     mark = page.locator(f'.al-context mark[data-citation="accepted"][data-requirement="0"][data-ref="{ref}"]')
     assert mark.evaluate("m => getComputedStyle(m).outlineStyle") == "solid"
-    assert mark.evaluate("m => getComputedStyle(m).outlineColor") == rgb("#e8590c")
+    assert mark.evaluate("m => getComputedStyle(m).outlineColor") == rgb(palette.FLAGGED.light)
+    assert mark.get_attribute("class") == "al-cite al-flagged", "the app's own mark, not a rule per reference"
+    assert mark.evaluate("m => getComputedStyle(m).textDecorationLine") == "underline"
+    assert mark.evaluate("m => getComputedStyle(m).textDecorationThickness") == "2px"
+    assert mark.evaluate("m => getComputedStyle(m, '::after').content") == '"\u2691"'
     assert_nothing_fetched_and_nothing_runs(seen, url)
 
 
@@ -189,14 +193,76 @@ def test_dark_theme_follows_the_system(offline: Callable[..., Offline], reports:
     seen = offline(color_scheme="dark")
     seen.open(reports["compact_citation_errors"])
     page = seen.page
-    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(13, 17, 23)"
-    assert page.locator(".al-context").evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(1, 4, 9)"
-    assert page.locator(".al-context").evaluate("e => getComputedStyle(e).color") == "rgb(230, 237, 243)"
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == rgb(palette.PAGE.dark)
+    assert page.locator(".al-context").evaluate("e => getComputedStyle(e).backgroundColor") == rgb(palette.CARD.dark)
+    assert page.locator(".al-context").evaluate("e => getComputedStyle(e).color") == rgb(palette.TEXT.dark)
     verdict = page.locator(".al-verdict")
-    assert verdict.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(22, 27, 34)"
+    tone = verdict.get_attribute("data-verdict") or ""
+    assert verdict.evaluate("e => getComputedStyle(e).backgroundColor") == rgb(palette.SOFT[tone].dark)
     light = offline(color_scheme="light")
     light.open(reports["compact_citation_errors"])
-    assert light.page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+    assert light.page.evaluate("getComputedStyle(document.body).backgroundColor") == rgb(palette.PAGE.light)
+
+
+TRANSPARENT = "rgba(0, 0, 0, 0)"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_legend_entry_shows_its_colour(offline: Callable[..., Offline], reports: dict[str, Path],
+                                            scheme: str, screenshots: Path | None) -> None:
+    """The legend's swatches and requirement dots resolve the palette (they were blank: its variables were
+    declared only on other elements), each dot in its own requirement's colour, in both themes. With
+    ANSWERLENS_SCREENSHOTS=docs/screens: report-legend-light.png and report-legend-dark.png."""
+    seen = offline(color_scheme=scheme)
+    seen.open(reports["second_opinion_plan_as_fact+opinion"])
+    legend = seen.page.locator(".rp-legend")
+    expect(legend).to_be_visible()
+
+    def background(locator: Any) -> str:
+        return str(locator.evaluate("e => getComputedStyle(e).backgroundColor"))
+
+    assert background(legend.locator('[data-swatch="line"]')) == rgb(getattr(palette.IDENTITY[0][1], scheme))
+    filled = legend.locator("mark.al-cite:not(.al-discarded)")
+    assert filled.count() == 2, "accepted and flagged"
+    assert {background(filled.nth(index)) for index in range(2)} == {rgb(getattr(palette.IDENTITY[0][0], scheme))}
+    flagged = legend.locator("mark.al-flagged")
+    assert flagged.evaluate("e => getComputedStyle(e).outlineColor") == rgb(getattr(palette.FLAGGED, scheme))
+    discarded = legend.locator("mark.al-discarded")
+    assert discarded.evaluate("e => getComputedStyle(e).outlineColor") == rgb(getattr(palette.DISCARDED, scheme))
+    dots = legend.locator(".al-dot")
+    assert dots.count() >= 1
+    for index in range(dots.count()):
+        expected = rgb(getattr(palette.IDENTITY[index % len(palette.IDENTITY)][0], scheme))
+        assert background(dots.nth(index)) == expected != TRANSPARENT
+    if screenshots is not None:
+        seen.page.locator("#context").screenshot(path=str(screenshots / f"report-legend-{scheme}.png"))
+
+
+def test_hostile_labels_keep_every_chart_whole(offline: Callable[..., Offline], tmp_path: Path) -> None:
+    """A label with invisible, reordering or markup characters stays text inside the SVG: every later row keeps
+    its bars (an HTML badge inside ``<text>`` used to end the drawing in a browser)."""
+    from collections import Counter
+
+    from answerlens.html import charts
+    from answerlens.html.trial_rows import QuestionRow
+    from answerlens.report.page import document
+
+    labels = ["q\u200b1", "appr\u034foved\ufe0f", "\u3164\u115f", "a\u202eb", "<script>x</script>", "\"'&"]
+    rows = [QuestionRow(label, "answerable", None, ("answer", "error"), 1, 3, 2, 1) for label in labels]
+    drawn = {"actions": charts.actions_per_label({label: Counter({"answer": 1}) for label in labels}),
+             "grid": charts.outcome_grid(rows), "citations": charts.citation_errors(rows),
+             "agreement": charts.requirement_agreement(rows)}
+    path = tmp_path / "charts.html"
+    path.write_text(document(title="charts", kind="trial", sheets=list(drawn.values()), data=""), encoding="utf-8")
+    seen = offline()
+    seen.open(path)
+    for name, svg in drawn.items():
+        chart = seen.page.locator(f'svg[data-chart="{name}"]')
+        assert chart.locator("rect").count() == svg.count("<rect"), name
+        assert chart.locator("span").count() == 0, name
+        texts = " ".join(chart.locator("text").all_text_contents())
+        assert "⟨U+200B⟩" in texts and "<script>" in texts, name
+    assert seen.page.locator("script").count() == 0
 
 
 @pytest.mark.parametrize("paper", [pytest.param("A4", id="a4"), pytest.param("Letter", id="letter")])

@@ -1,6 +1,6 @@
 """The second opinion in a report: badges, flags with their refs and reasons, the verifier's result and note,
-typed evidence, the strict outcome, its hashes, and flagged citations marked in the context by style rules that
-never carry text a model or a record chose."""
+typed evidence, the strict outcome, its hashes, and flagged citations marked in the context by the app's own mark
+renderer (no style rule per reference)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 
 from answerlens import ClaimVerifier
 from answerlens.claims.onnx_scorer import OnnxNliScorer
-from answerlens.report.opinion import FLAG_STYLE, flag_css, flagged, section_html, strict_why
+from answerlens.report.opinion import flagged, section_html, strict_why
 from answerlens.second_opinion import second_opinion_for
-from answerlens.second_opinion.models import Flag, FlagCode, SecondOpinion
+from answerlens.second_opinion.models import SecondOpinion
 from tests.report.builders import OPINION_SAMPLES, opinion_of, replayed, report_of, sample
 from tests.report.inert import problems, visible_text
 
@@ -42,22 +42,17 @@ def test_each_flag_is_shown_with_its_refs_and_reason_and_marked_in_the_context(n
             assert f'data-flag="{flag.code.value}"' in html
             assert flag.reason.replace("'", "&#x27;").replace('"', "&quot;") in html
             for ref in flag.refs:
-                rule = (f'.rp mark.al-cite[data-citation="accepted"][data-requirement="{index}"][data-ref="{ref}"]'
-                        f"{{{FLAG_STYLE}}}")
-                assert rule in html
-                assert f'data-citation="accepted" data-requirement="{index}" data-ref="{ref}"' in html
+                assert (f'<mark class="al-cite al-flagged" data-citation="accepted" data-requirement="{index}" '
+                        f'data-ref="{ref}" data-flagged="true"') in html
     assert 'data-badge="flags"' in html
     assert "citation flagged by the second opinion" in html, "the legend names the mark"
 
 
-def test_only_plain_refs_reach_a_style_rule() -> None:
-    opinion = opinion_of("second_opinion_plan_as_fact")
-    item = opinion.requirements[0]
-    hostile = Flag(code=FlagCode.NEGATED_SUPPORT, reason="r", refs=('m1"]{}</style><script>', "m-2.b:c_d"))
-    forged = opinion.model_copy(update={"requirements": (item.model_copy(update={"flags": (hostile,)}),)})
-    css = flag_css(forged)
-    assert "script" not in css and "</style" not in css
-    assert '[data-ref="m-2.b:c_d"]' in css
+@pytest.mark.parametrize("name", [pytest.param(name, id=name) for name in OPINION_SAMPLES])
+def test_no_style_rule_is_built_per_reference(name: str) -> None:
+    html = report_of(name, with_opinion=True)
+    head = html[:html.index("</head>")]
+    assert head.count("<style>") == 1 and "data-ref" not in head and "al-flagged" in head
 
 
 def test_the_strict_outcome_and_the_unavailable_verifier_are_said(tmp_path: Path) -> None:

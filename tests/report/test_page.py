@@ -7,6 +7,9 @@ import re
 
 import pytest
 
+from answerlens.html import palette
+from answerlens.html.markup import notice_html
+from answerlens.html.style import STYLESHEET
 from answerlens.report.embedded import data_block
 from answerlens.report.page import (
     CSS,
@@ -17,9 +20,7 @@ from answerlens.report.page import (
     key_values,
     muted,
     section,
-    without_style,
 )
-from answerlens.ui.common.markup import STYLE, notice_html
 from tests.report.inert import problems, visible_text
 
 HOSTILE = '<img src=x onerror="alert(1)">\u202e'
@@ -36,11 +37,17 @@ def test_the_policy_forbids_every_fetch_and_every_script() -> None:
     assert problems(html) == []
 
 
-def test_the_app_style_sheet_is_written_once_in_the_head() -> None:
+def test_the_one_style_sheet_is_written_once_in_the_head_and_no_fragment_carries_it() -> None:
     html = page(notice_html("ok", "one"), notice_html("ok", "two"))
-    assert html.count(STYLE) == 1
-    assert html.index(STYLE) < html.index("</head>")
-    assert without_style(notice_html("ok", "x")) == notice_html("ok", "x").replace(STYLE, "")
+    assert html.count(STYLESHEET) == 1 and html.count("<style>") == 1
+    assert html.index(STYLESHEET) < html.index("</head>")
+    assert "<style" not in notice_html("ok", "x")
+
+
+def test_the_report_theme_comes_from_the_palette() -> None:
+    """No colour literal and no !important in the report's own rules: the dark theme is the palette's."""
+    assert not re.search(r"#[0-9a-fA-F]{3,6}\b|rgb|!important", CSS)
+    assert "--al-page:" + palette.PAGE.css in STYLESHEET
 
 
 def test_each_sheet_prints_from_a_new_page() -> None:
@@ -51,9 +58,9 @@ def test_each_sheet_prints_from_a_new_page() -> None:
     assert re.search(r"@media print\{.*\.al-context\{max-height:none;overflow:visible\}", CSS, re.S)
 
 
-def test_dark_theme_applies_on_screen_only() -> None:
-    assert "@media screen and (prefers-color-scheme:dark)" in CSS
+def test_the_theme_follows_the_system_on_screen_and_prints_light() -> None:
     assert '<meta name="color-scheme" content="light dark">' in page()
+    assert CSS.index("@media print{") < CSS.index(":root{color-scheme:light}")
 
 
 @pytest.mark.parametrize("render", [

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from answerlens.html.trial_rows import questions, samples, stats
 from answerlens.report import trial_report, verify_report
 from answerlens.report.trial import HIDDEN, _flat
 from answerlens.trials.reader import read_trial
-from answerlens.ui.trials.viewmodel import questions, samples, stats
 from tests.report.builders import TRIALS, trial, trial_report_of, unfinished_run
 from tests.report.inert import problems, visible_text
 

@@ -26,6 +26,6 @@ def test_the_summary_rates_name_their_denominators(golden: TrialResult, with_err
 
 def test_the_cli_s_help_names_the_one_minimum() -> None:
     from answerlens.cli.trial import MIN_SAMPLES_DEFAULT
-    from answerlens.ui.trials.viewmodel import MIN_SAMPLES_FOR_RATE
+    from answerlens.html.trial_rows import MIN_SAMPLES_FOR_RATE
 
     assert MIN_SAMPLES_DEFAULT == MIN_SAMPLES == MIN_SAMPLES_FOR_RATE

@@ -1,16 +1,15 @@
 """The claim verifier's audit hashes (PRME 0.15.0's formulas) and the check of a recorded result.
 
 Unlike the answerability hashes, these encode canonical JSON with non-ASCII characters kept
-(``ensure_ascii=False``), exactly as upstream does.
+(``audit.canonical_json_utf8``), exactly as upstream does.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
-from answerlens.audit import sha256_text
+from answerlens.audit import canonical_json_utf8, sha256_text
 from answerlens.claims.models import (
     CLAIM_VERIFICATION_SCHEMA_VERSION,
     ClaimEvidence,
@@ -24,13 +23,8 @@ from answerlens.claims.models import (
 )
 
 
-def canonical_json(value: Any) -> str:
-    """Sorted keys, no spaces, non-ASCII kept: the encoding every claim verification hash uses."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def configuration_sha256(config: ClaimVerificationConfig) -> str:
-    return sha256_text(canonical_json(config.model_dump(mode="json")))
+    return sha256_text(canonical_json_utf8(config.model_dump(mode="json")))
 
 
 def claim_sha256(claim: str) -> str:
@@ -38,7 +32,7 @@ def claim_sha256(claim: str) -> str:
 
 
 def evidence_sha256(evidence: Sequence[ClaimEvidence]) -> str:
-    return sha256_text(canonical_json([item.model_dump(mode="json") for item in evidence]))
+    return sha256_text(canonical_json_utf8([item.model_dump(mode="json") for item in evidence]))
 
 
 def evaluation_id(*, claim_sha256: str, configuration_sha256: str, evidence_sha256: str) -> str:
@@ -49,7 +43,7 @@ def evaluation_id(*, claim_sha256: str, configuration_sha256: str, evidence_sha2
         "evidence_sha256": evidence_sha256,
         "schema_version": CLAIM_VERIFICATION_SCHEMA_VERSION,
     }
-    return sha256_text(canonical_json(identity))
+    return sha256_text(canonical_json_utf8(identity))
 
 
 def result_sha256(
@@ -78,7 +72,7 @@ def result_sha256(
         ),
         "supporting_group": [str(memory_id) for memory_id in supporting_group],
     }
-    return sha256_text(canonical_json(public))
+    return sha256_text(canonical_json_utf8(public))
 
 
 def recorded_hash_problems(result: ClaimVerification) -> list[str]:

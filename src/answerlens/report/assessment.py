@@ -12,31 +12,32 @@ from typing import Any
 from pydantic import ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
-from answerlens.citations import CitationDecision, Decision
+from answerlens.citations import CitationDecision, Decision, DiscardReason
 from answerlens.explanation import HASH_FIELDS, reason_text, why
-from answerlens.report import opinion as opinion_part
-from answerlens.report.embedded import AssessmentData
-from answerlens.report.page import header, heading, muted, section
-from answerlens.second_opinion.document import split_document
-from answerlens.second_opinion.models import SecondOpinion
-from answerlens.ui.common.highlight import highlight, requirement_rows
-from answerlens.ui.common.markup import (
-    DISCARDED_BG,
-    DISCARDED_EDGE,
+from answerlens.html.escape import esc
+from answerlens.html.highlight import Mark, highlight, requirement_rows
+from answerlens.html.markup import (
     cell,
     colour,
     context_html,
-    esc,
     facts_html,
     hashes_html,
+    legend_mark,
     notice_html,
     paragraph_html,
+    requirement_dot,
     requirements_html,
     table_html,
     tint,
     verdict_html,
 )
-from answerlens.ui.common.provenance import source_label
+from answerlens.html.opinion import FLAG_SAMPLE
+from answerlens.html.provenance import source_label
+from answerlens.report import opinion as opinion_part
+from answerlens.report.embedded import AssessmentData
+from answerlens.report.page import header, heading, muted, section
+from answerlens.second_opinion.document import split_document
+from answerlens.second_opinion.models import SecondOpinion
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,8 @@ def _context(shown: Shown) -> str:
     if not data.context:
         return section("context", "Context, exactly as the model saw it",
                        notice_html("info", "The context is empty", "Nothing was packed, so no model was called."))
-    marks = highlight(data.context, [r.citations for r in a.requirements])
+    flagged = opinion_part.flagged_refs(shown.opinion) if shown.opinion is not None else None
+    marks = highlight(data.context, [r.citations for r in a.requirements], flagged=flagged)
     fmt = data.context_format.value if data.context_format is not None else "unknown"
     caption = muted(f"{len(data.context):,} characters · {len(marks.lines):,} lines · {fmt} format · "
                     f"context_sha256 {a.context_sha256[:16]}…")
@@ -177,17 +179,19 @@ def _context(shown: Shown) -> str:
 
 
 def _legend(count: int, opinion: SecondOpinion | None) -> str:
-    swatch = '<span><i class="rp-swatch" style="{style}"></i>{text}</span>'
-    items = [swatch.format(style=f"background-color:{tint(0)};box-shadow:inset 3px 0 0 {colour(0)}",
-                           text="line holding an accepted citation (tint and bar per requirement)"),
-             swatch.format(style=f"background-color:{colour(0)}", text="accepted citation token"),
-             swatch.format(style=f"background-color:{DISCARDED_BG};outline:1.5px dashed {DISCARDED_EDGE}",
-                           text="discarded citation token")]
+    """What the context's tints and marks mean, each drawn by the renderer the context uses."""
+    tinted = f"background-color:{tint(0)};box-shadow:inset 3px 0 0 {colour(0)}"
+    items = [(f'<i class="rp-swatch" data-swatch="line" style="{tinted}"></i>',
+              "line holding an accepted citation (tint and bar per requirement)"),
+             (legend_mark(Mark(0, "m1", Decision.ACCEPTED), "m1"), "accepted citation token"),
+             (legend_mark(Mark(0, "m9", Decision.DISCARDED, DiscardReason.UNKNOWN_REFERENCE), "m9"),
+              "discarded citation token")]
     if opinion is not None and opinion_part.flagged(opinion):
-        items.append(swatch.format(style=opinion_part.FLAG_STYLE, text="citation flagged by the second opinion"))
-    dots = "".join(f'<span class="al-dot" style="background-color:{colour(index)}">{index}</span> '
-                   for index in range(count))
-    return f'<div class="rp-legend">{"".join(items)}<span>requirements: {dots}</span></div>'
+        items.append((legend_mark(Mark(0, "m3", Decision.ACCEPTED, flags=FLAG_SAMPLE), "m3"),
+                      "citation flagged by the second opinion (outline, underline, ⚑)"))
+    entries = "".join(f"<span>{sample} {esc(text)}</span>" for sample, text in items)
+    dots = " ".join(requirement_dot(index) for index in range(count))
+    return f'<div class="rp-legend" data-legend>{entries}<span>requirements: {dots}</span></div>'
 
 
 def _discarded(shown: Shown) -> str:

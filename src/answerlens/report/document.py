@@ -15,7 +15,6 @@ from answerlens.errors import ReportError, describe_validation
 from answerlens.records import ContextFormat
 from answerlens.render import AUDITABLE_HEADER, COMPACT_HEADER, READER_HEADER
 from answerlens.report import assessment as assessment_page
-from answerlens.report import opinion as opinion_part
 from answerlens.report import trial as trial_page
 from answerlens.report.checks import assessment_problems, input_problems, trial_problems
 from answerlens.report.embedded import AssessmentData, Envelope, TrialData, data_block, envelope_of, generator
@@ -108,8 +107,6 @@ def rendered(raw: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
         raise ReportError(f"the embedded assessment cannot be shown: {describe_validation(exc, 'document')}") \
             from None
     css = assessment_page.focus_css(len(shown.assessment.requirements))
-    if shown.opinion is not None:
-        css += "\n" + opinion_part.flag_css(shown.opinion)
     page = document(title=assessment_page.title(shown), kind="assessment",
                     sheets=assessment_page.sheets(shown, problems, envelope.generator), data=data_block(raw), css=css)
     return page, problems

@@ -1,13 +1,14 @@
 """The second opinion in a report: per requirement its badge, flags, verifier result and typed evidence; the
-verifier's note; the strict outcome; its hashes; and style rules that mark flagged citations in the context.
-Flag reasons are built by code from typed values, but they are escaped like everything else."""
+verifier's note; the strict outcome; its hashes. Badges and flagged citation marks are the app's own renderers
+(``html.opinion``, ``html.markup``). Flag reasons are built by code from typed values, but they are escaped like
+everything else."""
 
 from __future__ import annotations
 
-import re
-
+from answerlens.html.escape import esc
+from answerlens.html.markup import cell, hashes_html, notice_html, requirement_dot, status_badge, table_html
+from answerlens.html.opinion import badge_html, flags_by_ref_codes
 from answerlens.report.page import heading, muted, section
-from answerlens.second_opinion.badges import Badge, badge, flags_by_ref
 from answerlens.second_opinion.models import (
     SecondOpinion,
     StrictChange,
@@ -15,31 +16,15 @@ from answerlens.second_opinion.models import (
     VerifierState,
 )
 from answerlens.second_opinion.report import verifier_summary
-from answerlens.ui.common.markup import STATUS_COLOURS, cell, colour, esc, hashes_html, notice_html, table_html
-
-BADGE_COLOURS = {Badge.AGREES: "#2b8a3e", Badge.FLAGS: "#e8590c", Badge.VERIFIER_DISAGREES: "#c92a2a",
-                 Badge.NOT_CHECKED: "#868e96"}
-FLAG_EDGE = "#e8590c"
-FLAG_STYLE = f"outline:2px solid {FLAG_EDGE};outline-offset:1px"
-"""How a flagged accepted citation is marked in the context: distinct from the dashed discarded outline."""
-_SAFE_REF = re.compile(r"[A-Za-z0-9_.:-]{1,80}")
-"""Refs that may appear inside a style rule's attribute selector as they are (anything else is not marked
-inline; the table below still lists it)."""
 
 
 def flagged(opinion: SecondOpinion) -> bool:
     return any(item.flags for item in opinion.requirements)
 
 
-def flag_css(opinion: SecondOpinion) -> str:
-    """One rule per flagged citation: its accepted mark in the context gets the flag outline."""
-    rules = []
-    for index, item in enumerate(opinion.requirements):
-        for ref in flags_by_ref(item):
-            if _SAFE_REF.fullmatch(ref):
-                rules.append(f'.rp mark.al-cite[data-citation="accepted"][data-requirement="{index}"]'
-                             f'[data-ref="{ref}"]{{{FLAG_STYLE}}}')
-    return "\n".join(rules)
+def flagged_refs(opinion: SecondOpinion) -> dict[int, dict[str, tuple[str, ...]]]:
+    """Per requirement, its flagged citation refs with their codes: the context marks them as the app does."""
+    return {index: flags_by_ref_codes(item) for index, item in enumerate(opinion.requirements)}
 
 
 def section_html(opinion: SecondOpinion) -> str:
@@ -93,17 +78,12 @@ def _strict(strict: StrictOutcome) -> str:
 def _table(opinion: SecondOpinion) -> str:
     rows = []
     for index, item in enumerate(opinion.requirements):
-        mark = badge(item)
-        status = item.status.value
         flags = "".join(f'<div data-flag="{esc(flag.code.value)}"><code>{esc(flag.code.value)}</code> '
                         f'({esc(", ".join(flag.refs))}): {esc(flag.reason)}</div>' for flag in item.flags) or "—"
         rows.append(
-            f'<td data-opinion-row="{index}"><span class="al-dot" style="background-color:{colour(index)}">'
-            f"{index}</span></td>" + f'<td class="al-text">{esc(item.requirement)}</td>'
-            + f'<td class="al-nowrap" data-status="{esc(status)}" style="color:{STATUS_COLOURS.get(status, "inherit")}'
-            f';font-weight:600">{esc(status)}</td>'
-            + f'<td><span class="rp-pill" data-badge="{mark.value}" style="color:{BADGE_COLOURS[mark]}">'
-            f'{esc(mark.value.replace("_", " "))}</span></td>'
+            f'<td data-opinion-row="{index}">{requirement_dot(index)}</td>'
+            + f'<td class="al-text">{esc(item.requirement)}</td><td>{status_badge(item.status.value)}</td>'
+            + f"<td>{badge_html(item)}</td>"
             + f'<td class="al-text">{flags}</td>' + cell(verifier_summary(item)))
     return table_html(["#", "requirement", "status", "second opinion", "flags", "claim verifier"], rows)
 

@@ -7,15 +7,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from answerlens.ui.common.markup import STYLE, esc
+from answerlens.html.escape import esc
+from answerlens.html.style import style_tag
 
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 """No fetch of any kind (images, fonts, frames, connections) and no script: the data block is inert JSON."""
 
 CSS = """
-.rp{--fg:#1f2328;--muted:#57606a;--bg:#fff;--card:#f6f8fa;--line:#d0d7de;--soft:#eef0f2;
-  max-width:1120px;margin:0 auto;padding:20px 22px 48px;color:var(--fg);background:var(--bg)}
-html,body{margin:0;background:#fff}
+.rp{--fg:var(--al-text);--muted:var(--al-muted);--bg:var(--al-page);--card:var(--al-card);--line:var(--al-rule);
+  --soft:var(--al-rule);max-width:1120px;margin:0 auto;padding:20px 22px 48px;color:var(--fg);background:var(--bg)}
+html,body{margin:0;background:var(--al-page)}
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
 .rp h1{font-size:1.45rem;margin:0 0 2px}
 .rp h2{font-size:1.12rem;margin:26px 0 8px;padding-bottom:3px;border-bottom:1px solid var(--line)}
@@ -32,8 +33,8 @@ body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Ar
 .rp .rp-kv td.rp-k{white-space:nowrap;color:var(--muted);width:1%}
 .rp .rp-focus{border:1px solid var(--line);border-radius:6px;padding:4px 10px;margin:6px 0;font-size:0.85rem}
 .rp .rp-focus label{margin-right:10px;white-space:nowrap;cursor:pointer}
-.rp .rp-legend{font-size:0.8rem;margin:4px 0 6px}
-.rp .rp-legend span{display:inline-block;margin-right:14px}
+.rp .rp-legend{font-size:0.8rem;margin:4px 0 6px;line-height:2}
+.rp .rp-legend>span{display:inline-block;margin:0 14px 0 3px}
 .rp .rp-swatch{display:inline-block;width:1.6em;height:0.9em;vertical-align:-1px;border-radius:2px;margin-right:4px}
 .rp .rp-cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(190px,1fr));gap:8px;margin:6px 0}
 .rp .rp-card{border:1px solid var(--line);border-radius:8px;padding:6px 10px;background:var(--card)}
@@ -44,10 +45,8 @@ body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Ar
 .rp figure{margin:0}
 .rp figcaption{font-weight:600;font-size:0.92rem;margin-bottom:4px}
 .rp svg{max-width:100%;height:auto;color:var(--fg)}
-.rp .rp-cell{display:inline-block;min-width:1.2em;border-radius:3px;padding:0 5px;margin:1px;color:#fff;
-  font-size:0.74rem;font-family:ui-monospace,monospace}
-.rp .rp-pill{display:inline-block;border-radius:10px;padding:0 8px;font-size:0.78rem;font-weight:600;
-  border:1px solid;white-space:nowrap}
+.rp .rp-cell{display:inline-block;min-width:1.2em;border-radius:3px;padding:0 5px;margin:1px;
+  color:var(--al-solid-text);font-size:0.74rem;font-family:ui-monospace,monospace}
 .rp .al-context{max-height:80vh}
 .rp .al-hashes td{overflow-wrap:anywhere}
 .rp .al-hashes td.al-k{width:11.5em;overflow-wrap:normal}
@@ -57,26 +56,9 @@ body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Ar
   .rp .al-table,.rp .rp-kv{display:block;overflow-x:auto}
   .rp .al-table th{white-space:normal}
 }
-@media screen and (prefers-color-scheme:dark){
-  html,body{background:#0d1117}
-  .rp{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--card:#161b22;--line:#30363d;--soft:#21262d}
-  .rp .al-context{background:#010409;color:var(--fg);border-color:var(--line)}
-  .rp .al-line[data-requirements]{background-color:#18212e!important}
-  .rp .al-verdict,.rp .al-notice{background-color:var(--card)!important;color:var(--fg)!important}
-  .rp .al-source{color:var(--muted)}
-  .rp .al-table th{border-color:var(--line)}
-  .rp .al-table td,.rp .al-hashes td{border-color:var(--soft)}
-  .rp .al-muted{color:var(--muted)}
-  .rp [data-status="supported"]{color:#57ab5a!important}
-  .rp [data-status="unsupported"]{color:#9198a1!important}
-  .rp [data-status="conflicting"]{color:#f47067!important}
-  .rp td[data-passed]{background-color:transparent!important}
-  .rp td[data-passed="true"]{color:#57ab5a!important}
-  .rp td[data-passed="false"]{color:#f47067!important}
-}
 @media print{
   @page{margin:14mm}
-  html,body{background:#fff}
+  :root{color-scheme:light}
   body{font-size:10.5pt}
   .rp{max-width:none;padding:0}
   .rp .rp-sheet+.rp-sheet{break-before:page}
@@ -93,23 +75,19 @@ def document(*, title: str, kind: str, sheets: Sequence[str], data: str, css: st
     """The whole file. ``sheets`` are escaped body parts, each printed from a new page; ``css`` is generated
     from data that was checked to be safe in a style sheet (see ``focus``); ``data`` is the embedded data block.
 
-    The markup renderers each carry the app's style sheet; it is written once in the head instead.
+    The one stylesheet (``html.style``) is written here, once; the theme follows the reader's system setting
+    through ``color-scheme`` and the palette's ``light-dark()`` pairs.
     """
-    body = "\n".join(f'<div class="rp-sheet">\n{without_style(sheet)}\n</div>' for sheet in sheets)
+    body = "\n".join(f'<div class="rp-sheet">\n{sheet}\n</div>' for sheet in sheets)
     return (
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n'
         '<meta name="referrer" content="no-referrer">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="light dark">\n'
-        f"<title>{esc(title)}</title>\n{STYLE}\n<style>{CSS}{css}</style>\n</head>\n<body>\n"
+        f"<title>{esc(title)}</title>\n{style_tag(CSS, css)}\n</head>\n<body>\n"
         f'<main class="rp" data-report="{esc(kind)}">\n{body}\n</main>\n{data}\n</body>\n</html>\n'
     )
-
-
-def without_style(markup: str) -> str:
-    """A renderer's output without its copy of the app's style sheet (the head holds it once)."""
-    return markup.replace(STYLE, "")
 
 
 def section(anchor: str, title: str, *parts: str) -> str:

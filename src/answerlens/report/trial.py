@@ -1,6 +1,6 @@
 """The trial report: configuration (never a secret), headline numbers, the gates with pass/fail, the Trials
 page's charts as inline SVG, the error samples and the per-question table. The numbers and rows come from
-the Trials page's own view-model (``ui.trials.viewmodel``, pure)."""
+the Trials page's own view-model (``html.trial_rows``, pure)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from answerlens.report import charts
+from answerlens.html import charts, palette
+from answerlens.html import trial_rows as trial_view
+from answerlens.html.escape import esc
+from answerlens.html.markup import cell, notice_html, outcome_cell, table_html
+from answerlens.html.trial_rows import QuestionRow
 from answerlens.report.page import cards, header, key_values, muted, section
 from answerlens.trials.result import TrialResult
-from answerlens.ui.common.markup import cell, esc, notice_html, outcome_cell, table_html
-from answerlens.ui.trials import viewmodel as trial_view
-from answerlens.ui.trials.viewmodel import QuestionRow
 
 SHORT = {"answer": "answer", "answer_partially": "partial", "abstain": "abstain", "surface_conflict": "conflict",
          trial_view.ERROR: "error"}
@@ -172,6 +173,6 @@ def _questions(result: TrialResult, rows: Sequence[QuestionRow]) -> str:
 def _outcome(outcome: str | None) -> str:
     if outcome is None:
         return '<span class="rp-cell rp-muted" title="no sample">·</span>'
-    return (f'<span class="rp-cell" data-outcome="{esc(outcome)}" title="{esc(charts.OUTCOME_NAMES[outcome])}" '
-            f'style="background-color:{charts.OUTCOME_COLOURS[outcome]}">{esc(SHORT[outcome])}</span>')
+    return (f'<span class="rp-cell" data-outcome="{esc(outcome)}" title="{esc(trial_view.OUTCOME_NAMES[outcome])}" '
+            f'style="background-color:{palette.OUTCOMES[outcome]}">{esc(SHORT[outcome])}</span>')
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from answerlens.audit import canonical_json, sha256_text
+from answerlens.audit import canonical_json_ascii, sha256_text
 
 IDENTITY_FIELDS = (
     "assessment_evaluation_id",
@@ -23,9 +23,9 @@ IDENTITY_FIELDS = (
 
 def opinion_id(fields: Mapping[str, Any]) -> str:
     """sha256 of the canonical JSON of the identity fields (a dump's values, so enums as their text)."""
-    return sha256_text(canonical_json({name: fields[name] for name in IDENTITY_FIELDS}))
+    return sha256_text(canonical_json_ascii({name: fields[name] for name in IDENTITY_FIELDS}))
 
 
 def opinion_sha256(dump: Mapping[str, Any]) -> str:
     """sha256 of the canonical JSON of the whole JSON dump except ``opinion_sha256`` itself."""
-    return sha256_text(canonical_json({name: value for name, value in dump.items() if name != "opinion_sha256"}))
+    return sha256_text(canonical_json_ascii({name: value for name, value in dump.items() if name != "opinion_sha256"}))

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from answerlens.audit import canonical_json, sha256_text
+from answerlens.audit import canonical_json_ascii, sha256_text
 from answerlens.errors import BundleError, DatasetError, describe_validation
 from answerlens.json_reader import MB
 from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle
@@ -115,7 +115,7 @@ def load_dataset(path: Path | str) -> Dataset:
         except ValueError as exc:
             problems.append(f"{label}: field 'bundle': {exc}")
             continue
-        case_sha = sha256_text(canonical_json({"case": raw, "bundle_file_sha256": bundle_file_sha}))
+        case_sha = sha256_text(canonical_json_ascii({"case": raw, "bundle_file_sha256": bundle_file_sha}))
         cases.append(LoadedCase(case=case, bundle=bundle, sha256=case_sha))
     if problems:
         more = f"\n… and {len(problems) - 20} more" if len(problems) > 20 else ""

@@ -1,7 +1,7 @@
 """Shards: a run split across machines by a stable hash of each sample's (case id, repeat).
 
 Shard numbers are 1-based: ``--shard 2/3`` is the second of three. A sample belongs to shard
-``int.from_bytes(sha256(canonical_json([case_id, repeat]))[:8], "big") % N + 1`` — canonical JSON as
+``int.from_bytes(sha256(canonical_json_ascii([case_id, repeat]))[:8], "big") % N + 1`` — canonical JSON as
 ``answerlens.audit`` writes it (sorted keys, no spaces, UTF-8), so the split depends only on the case ids, the
 repeat numbers and N: never on the dataset's order, the machine or the Python version.
 """
@@ -12,7 +12,7 @@ import hashlib
 
 from pydantic import BaseModel, Field, model_validator
 
-from answerlens.audit import canonical_json
+from answerlens.audit import canonical_json_ascii
 from answerlens.trials.log import STRICT
 
 MAX_SHARDS = 1_024
@@ -20,7 +20,7 @@ MAX_SHARDS = 1_024
 
 def shard_number(case_id: str, repeat: int, count: int) -> int:
     """The 1-based shard of ``count`` that holds (``case_id``, ``repeat``)."""
-    digest = hashlib.sha256(canonical_json([case_id, repeat]).encode("utf-8")).digest()
+    digest = hashlib.sha256(canonical_json_ascii([case_id, repeat]).encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") % count + 1
 
 

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from answerlens import AnswerabilityConfig, load_bundle
+from answerlens.html.provenance import source_label
 from answerlens.recording import Recording
 from answerlens.ui.common import endpoint, runner
 from answerlens.ui.common.endpoint import Endpoint
-from answerlens.ui.common.provenance import source_label
 from tests.scripted_server import ScriptedServer, closed_port, json_reply, ollama_chat
 from tests.ui.conftest import sample
 

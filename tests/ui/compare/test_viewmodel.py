@@ -10,14 +10,13 @@ import re
 import pytest
 
 from answerlens import AnswerabilityConfig, derive_assessment, load_bundle, verify_assessment
-from answerlens.ui.common.markup import STATUS_COLOURS
+from answerlens.html.markup import STATUS_SOLID
 from answerlens.ui.compare.viewmodel import (
     CHANGED_COLOUR,
     COMPARED_FIELDS,
     HASHES,
     REQUIREMENT_COLUMNS,
     REQUIREMENT_SPEC,
-    SAME_COLOUR,
     compare,
     fields_html,
     identity_html,
@@ -152,9 +151,10 @@ def test_requirements_frame_sorts_by_any_column() -> None:
 def test_requirements_table_colours_statuses_and_unchanged_rows() -> None:
     html = requirements_table(requirements_frame(compare(*_changed_pair()))).to_html()
     for status in ("supported", "unsupported"):
-        assert f"color: {STATUS_COLOURS[status]}" in html
-    assert f"color: {SAME_COLOUR}" in html and f"color: {CHANGED_COLOUR}" in html
-    assert "background-color" not in html  # a dataframe's cell backgrounds would not follow a dark theme
+        assert f"background-color: {STATUS_SOLID[status]}" in html
+    assert f"background-color: {CHANGED_COLOUR}" in html
+    # a dataframe's cells do not follow the theme: every coloured cell is white words on a solid badge colour
+    assert set(re.findall(r"(?<!-)color: (#[0-9a-f]{6})", html)) == {"#ffffff"}
 
 
 def test_an_empty_diff_is_an_empty_table() -> None:

@@ -7,9 +7,9 @@ import re
 import pytest
 
 from answerlens.assessment import AnswerabilityAssessment
+from answerlens.html.provenance import source_label
 from answerlens.recording import ReplyOrigin
 from answerlens.ui.common import history
-from answerlens.ui.common.provenance import source_label
 from answerlens.ui.inspect import viewmodel
 from tests.ui.conftest import recorded, sample
 

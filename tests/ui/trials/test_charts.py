@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from answerlens.html import palette
+from answerlens.html import trial_rows as trial_results
 from answerlens.second_opinion.counts import VERIFIER_DISAGREES, OpinionCounts
 from answerlens.trials.log import UpstreamSample
 from answerlens.trials.result import TrialResult
 from answerlens.ui.trials import charts as trial_charts
 from answerlens.ui.trials import opinions
-from answerlens.ui.trials import viewmodel as trial_results
 
 
 def test_charts_of_the_upstream_result(upstream: TrialResult) -> None:
@@ -31,7 +32,7 @@ def test_errors_have_their_own_colour_and_are_never_drawn_as_an_action(with_erro
     refs = trial_results.samples(with_errors)
     grid = trial_charts.outcome_grid(trial_results.questions(with_errors, refs), refs)
     (errors,) = [trace for trace in grid.data if trace.name == "error (no verdict)"]
-    assert errors.marker.color == trial_charts.OUTCOME_COLOURS["error"] and len(errors.x) == 2
+    assert errors.marker.color == palette.OUTCOMES["error"] and len(errors.x) == 2
     bars = trial_charts.actions_per_label(trial_results.outcome_groups(refs))
     assert "error (no verdict)" in {trace.name for trace in bars.data}
 
@@ -45,8 +46,8 @@ def test_unsafe_answers_the_second_opinion_would_have_caught(opinionated: list[U
     assert caught.name == "unsafe answers caught (of 2)" and alarms.name == "correct answers questioned (of 2)"
     assert list(caught.y) == ["any reason", "speech_act_mismatch", "superseded_for_present"]
     assert list(caught.x) == [2, 1, 1] and list(alarms.x) == [0, 0, 0]
-    assert caught.marker.color == trial_charts.OUTCOME_COLOURS["surface_conflict"]
-    assert alarms.marker.color == trial_charts.OUTCOME_COLOURS["abstain"]
+    assert caught.marker.color == palette.OUTCOMES["surface_conflict"]
+    assert alarms.marker.color == palette.OUTCOMES["abstain"]
     assert figure.layout.title.text == "Unsafe answers caught: 2 of 2" and figure.layout.title.subtitle.text
     assert list(caught.text) == ["2", "1", "1"] and list(alarms.text) == ["", "", ""]  # no "0" labels
 

@@ -7,12 +7,12 @@ import io
 import pandas as pd
 import pytest
 
+from answerlens.html import trial_rows as trial_results
+from answerlens.html.trial_rows import QuestionRow
 from answerlens.trials.result import TrialResult
 from answerlens.ui.tables import filters
 from answerlens.ui.tables.filters import TableFilter
 from answerlens.ui.trials import tables as trial_tables
-from answerlens.ui.trials import viewmodel as trial_results
-from answerlens.ui.trials.viewmodel import QuestionRow
 
 
 def test_one_row_per_question_with_numeric_columns(golden: TrialResult) -> None:

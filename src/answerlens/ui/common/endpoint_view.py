@@ -13,6 +13,7 @@ import streamlit as st
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import BundleError, RecordingError
+from answerlens.html.markup import notice_html
 from answerlens.providers.kinds import provider_kind
 from answerlens.providers.preflight import Preflight
 from answerlens.ui.common import endpoint, examples, local_model_view, runner, sources
@@ -27,7 +28,6 @@ from answerlens.ui.common.endpoint import (
 )
 from answerlens.ui.common.examples import reply_format_html
 from answerlens.ui.common.local_model import State
-from answerlens.ui.common.markup import notice_html
 from answerlens.ui.common.sources import Source
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from answerlens.recording import RECORDING_FORMAT
-from answerlens.ui.common.markup import STYLE
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[4] / "docs" / "examples"
 """``docs/examples`` of a checkout (the app runs from one; an installed wheel has no examples)."""
@@ -19,20 +18,20 @@ BUNDLE_EXAMPLE = EXAMPLES_DIR / "bundle.json"
 
 def bundle_format_html() -> str:
     """What a bundle file may be."""
-    return (f"""{STYLE}<div class="al-why" data-bundle-format style="font-size:0.85rem">
+    return ("""<div class="al-why" data-bundle-format style="font-size:0.85rem">
 <p><strong>A PRME bundle</strong>: a <code>MemoryBundle</code> dumped as JSON (<code>sections</code>,
 <code>rendered_context</code>, <code>context_references</code> …), assessed on its stored context.
-<strong>The simple format</strong>: <code>{{"records": [{{"text": "…", "speaker": "…", "event_time": "2024-03-05",
-"valid_from": …, "valid_to": …, "epistemic": …, "lifecycle": …, "type": …}}], "packing": {{"context_format":
-"reader", "context_citations": true}}}}</code> (only <code>text</code> is needed), or a bare list of records.
-<strong>A sample</strong>: <code>{{"title", "description", "question", "answer", "bundle", "recorded_reply"}}</code>.
+<strong>The simple format</strong>: <code>{"records": [{"text": "…", "speaker": "…", "event_time": "2024-03-05",
+"valid_from": …, "valid_to": …, "epistemic": …, "lifecycle": …, "type": …}], "packing": {"context_format":
+"reader", "context_citations": true}}</code> (only <code>text</code> is needed), or a bare list of records.
+<strong>A sample</strong>: <code>{"title", "description", "question", "answer", "bundle", "recorded_reply"}</code>.
 </p><p>Up to 50 MB, UTF-8. A model reply is refused here: give it under <em>Recorded response</em> in the sidebar.
 Example: <code>docs/examples/bundle.json</code>, which the example reply and recording answer.</p></div>""")
 
 
 def reply_format_html() -> str:
     """What a reply file may be, and how each is replayed."""
-    return (f"""{STYLE}<div class="al-why" data-reply-format style="font-size:0.85rem">
+    return (f"""<div class="al-why" data-reply-format style="font-size:0.85rem">
 <p><strong>A raw reply</strong>: the model's JSON reply exactly as it came,
 <code>{{"requirements": [{{"requirement": "…", "status": "supported", "evidence_refs": ["m1"],
 "explanation": "…"}}], "reasoning": "…"}}</code> (<code>status</code>: supported, unsupported or conflicting;

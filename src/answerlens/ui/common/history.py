@@ -19,8 +19,8 @@ from typing import Any
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.errors import RunStoreError
+from answerlens.html.escape import plain
 from answerlens.second_opinion.models import SecondOpinion
-from answerlens.ui.common.markup import plain
 from answerlens.ui.common.runs import RunStore, StoredRun, default_path
 
 CURRENT_KEY = "history.current"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from answerlens.html.markup import notice_html
 from answerlens.ui.common import history
-from answerlens.ui.common.markup import notice_html
 
 TITLE = "The run history cannot be used: this page works without it"
 ONE_RUN_TITLE = "The run history could not read or keep a run"

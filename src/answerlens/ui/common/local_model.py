@@ -16,8 +16,8 @@ from pathlib import Path
 
 from answerlens import local_model
 from answerlens.errors import LocalModelError
+from answerlens.html.markup import notice_html
 from answerlens.local_model import INSTALL_HINT, LocalServer
-from answerlens.ui.common.markup import notice_html
 
 BUNDLED_MODEL = "smollm2"
 """The model name sent for the bundled SmolLM2 (llama.cpp answers with the one model it loaded, whatever name)."""

@@ -10,6 +10,7 @@ import atexit
 import streamlit as st
 
 from answerlens.errors import LocalModelError
+from answerlens.html.markup import notice_html
 from answerlens.ui.common.local_model import (
     CAVEAT,
     LocalModelHost,
@@ -20,7 +21,6 @@ from answerlens.ui.common.local_model import (
     state_box,
     status_html,
 )
-from answerlens.ui.common.markup import notice_html
 
 
 def _release(host: LocalModelHost) -> None:

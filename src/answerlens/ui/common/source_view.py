@@ -14,8 +14,9 @@ from typing import Any
 import streamlit as st
 
 from answerlens.errors import BundleError
+from answerlens.html.escape import esc
+from answerlens.html.markup import notice_html
 from answerlens.ui.common import examples, sources
-from answerlens.ui.common.markup import STYLE, esc, notice_html
 from answerlens.ui.common.sources import Source
 
 KINDS = ("Sample", "Upload a file", "Paste JSON")
@@ -109,7 +110,7 @@ def _pick_sample(prefix: str, directory: Path) -> Source | None:
         return None
     source = _shown(loaded[choice])
     if source is not None and source.sample is not None:
-        st.html(f'{STYLE}<p class="al-muted" style="margin:0">{esc(source.sample.description)}</p>')
+        st.html(f'<p class="al-muted" style="margin:0">{esc(source.sample.description)}</p>')
     return source
 
 

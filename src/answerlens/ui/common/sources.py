@@ -16,12 +16,12 @@ from pydantic import ValidationError
 
 from answerlens.audit import sha256_text
 from answerlens.errors import BundleError, describe_validation
+from answerlens.html.escape import plain
 from answerlens.json_reader import parse_json, read_json
 from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle
 from answerlens.recording import RECORDING_FORMAT
 from answerlens.records import MemoryBundle
 from answerlens.samples import Sample, is_sample, list_samples
-from answerlens.ui.common.markup import plain
 
 SAMPLES_ENV = "ANSWERLENS_SAMPLES_DIR"
 """Overrides the sample directory (tests point it at their own files)."""

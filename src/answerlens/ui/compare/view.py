@@ -10,11 +10,11 @@ from typing import Any
 import streamlit as st
 
 from answerlens.errors import BundleError, DatasetError
+from answerlens.html.markup import notice_html
 from answerlens.json_reader import read_json
 from answerlens.trials.found import FoundAssessment
 from answerlens.trials.reader import assessments_in
 from answerlens.ui.common import history, sources
-from answerlens.ui.common.markup import notice_html
 from answerlens.ui.compare.opinions import OpinionDiff, coverage_html, opinion_frame, verdicts_html
 from answerlens.ui.compare.viewmodel import (
     REQUIREMENT_SPEC,

@@ -15,15 +15,9 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from answerlens.audit import IDENTITY_FIELDS
-from answerlens.ui.common.markup import (
-    STATUS_COLOURS,
-    VERDICT_COLOURS,
-    cell,
-    esc,
-    notice_html,
-    outcome_cell,
-    table_html,
-)
+from answerlens.html import palette
+from answerlens.html.escape import esc
+from answerlens.html.markup import STATUS_SOLID, cell, notice_html, outcome_cell, table_html
 from answerlens.ui.tables.filters import Facet, TableSpec
 
 COMPARED_FIELDS = ("verdict", "recommended_action", "provider", "model", *IDENTITY_FIELDS, "evaluation_id",
@@ -220,17 +214,18 @@ def requirements_table(frame: pd.DataFrame) -> Styler:
 
 
 def _status_css(status: Any) -> str:
-    colour = STATUS_COLOURS.get(status) if isinstance(status, str) else None
-    return f"color:{colour};font-weight:600" if colour else ""
+    solid = STATUS_SOLID.get(status) if isinstance(status, str) else None
+    return _solid(solid) if solid else ""
 
 
-SAME_COLOUR = STATUS_COLOURS["supported"]
-CHANGED_COLOUR = VERDICT_COLOURS["partial"][0]
-"""Text colours only (no cell background): a dataframe's cell colours do not follow the theme, and these two read
-on a light and on a dark background alike."""
+CHANGED_COLOUR = palette.SOLID["partial"]
+"""A dataframe's cells cannot follow the theme: statuses and changes are white words on a solid colour, which
+reads on a light and on a dark page alike (the palette's badge pairs); unchanged rows stay plain."""
+
+
+def _solid(colour: str) -> str:
+    return f"background-color:{colour};color:{palette.SOLID_TEXT};font-weight:600"
 
 
 def _change_css(change: Any) -> str:
-    if change == "same":
-        return f"color:{SAME_COLOUR}"
-    return f"color:{CHANGED_COLOUR};font-weight:600"
+    return "" if change == "same" else _solid(CHANGED_COLOUR)

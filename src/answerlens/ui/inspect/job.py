@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from answerlens.config import AnswerabilityConfig
+from answerlens.html.escape import esc
 from answerlens.providers.engine import CallProgress, Stage
 from answerlens.recording import Recording
 from answerlens.ui.common import runner
-from answerlens.ui.common.markup import STYLE, esc
 from answerlens.ui.common.runner import Failure, Run
 from answerlens.ui.common.sources import Source
 
@@ -133,5 +133,5 @@ def stage_html(current: AssessJob) -> str:
     line = f"Assessing with {current.config.model}: {describe(step)} · {current.seconds:.0f} s"
     if current.cancelled:
         line = "Cancelling… " + line
-    return (f'{STYLE}<div class="al-muted" data-assess-stage="{stage}" '
+    return (f'<div class="al-muted" data-assess-stage="{stage}" '
             f'data-generated="{step.generated if step is not None else 0}">{esc(line)}</div>')

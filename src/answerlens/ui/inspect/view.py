@@ -14,12 +14,10 @@ import streamlit as st
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import EvidencePolicy
 from answerlens.explanation import HASH_FIELDS, why
-from answerlens.report import download as report_download
-from answerlens.second_opinion.models import SecondOpinion
-from answerlens.ui.common import history, opinion_markup, provenance, runner
-from answerlens.ui.common.endpoint_view import Choice
-from answerlens.ui.common.highlight import highlight, requirement_rows
-from answerlens.ui.common.markup import (
+from answerlens.html import opinion as opinion_html
+from answerlens.html import provenance
+from answerlens.html.highlight import highlight, requirement_rows
+from answerlens.html.markup import (
     context_html,
     facts_html,
     hashes_html,
@@ -28,6 +26,10 @@ from answerlens.ui.common.markup import (
     requirements_html,
     verdict_html,
 )
+from answerlens.report import download as report_download
+from answerlens.second_opinion.models import SecondOpinion
+from answerlens.ui.common import history, runner
+from answerlens.ui.common.endpoint_view import Choice
 from answerlens.ui.common.runner import Failure
 from answerlens.ui.common.sources import Source
 from answerlens.ui.inspect import job, viewmodel
@@ -203,7 +205,7 @@ def show(prefix: str, entry: history.Entry, now: Inputs, *, second_opinion: bool
 def _verdict(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *, stale: bool) -> int | None:
     a = entry.assessment
     marks = [mark for mark in (_recording_mark(a),) if mark]
-    strict = opinion_markup.strict_html(opinion, a.verdict.value) if opinion is not None else None
+    strict = opinion_html.strict_html(opinion, a.verdict.value) if opinion is not None else None
     verdict, action = a.verdict.value, a.recommended_action.value
     if opinion is not None and opinion.strict is not None:
         verdict, action = opinion.strict.verdict.value, opinion.strict.recommended_action.value
@@ -216,11 +218,11 @@ def _verdict(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *
     rows = requirement_rows(a.requirements)
     if opinion is not None:
         for row, item in zip(rows, opinion.requirements, strict=True):
-            row["badge"] = opinion_markup.badge_html(item)
+            row["badge"] = opinion_html.badge_html(item)
     st.html(requirements_html(rows))
     _selected(a, focus, opinion)
     if opinion is not None:
-        note = opinion_markup.note_html(opinion.verifier_note)
+        note = opinion_html.note_html(opinion.verifier_note)
         if note:
             st.html(note)
     errors = viewmodel.citation_errors_html(a.citation_errors)
@@ -243,17 +245,17 @@ def _selected(a: AnswerabilityAssessment, focus: int | None, opinion: SecondOpin
     if note is not None:
         st.html(notice_html("info", note))
     if opinion is not None:
-        st.html(opinion_markup.detail_html(focus, opinion.requirements[focus], opinion.verifier_note))
+        st.html(opinion_html.detail_html(focus, opinion.requirements[focus], opinion.verifier_note))
 
 
 def _context(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, focus: int | None) -> None:
     a = entry.assessment
     st.markdown("**Context, exactly as the model saw it**")
     cited_only = st.toggle("Cited lines only", key=f"{prefix}.cited_only", help="fold the lines without citations")
-    flagged = {index: opinion_markup.flags_by_ref_codes(item) for index, item in enumerate(opinion.requirements)} \
+    flagged = {index: opinion_html.flags_by_ref_codes(item) for index, item in enumerate(opinion.requirements)} \
         if opinion is not None else None
     marks = highlight(entry.context, [r.citations for r in a.requirements], only=focus, flagged=flagged)
-    st.html(opinion_markup.legend_html(second_opinion=opinion is not None))
+    st.html(opinion_html.legend_html(second_opinion=opinion is not None))
     st.html(viewmodel.context_caption_html(entry, len(marks.lines)))
     if not entry.context:
         st.html(notice_html("info", "The context is empty", "Nothing was packed, so no model was called."))

@@ -15,10 +15,11 @@ from answerlens.assessment import AnswerabilityAssessment, AnswerabilityRequirem
 from answerlens.audit import sha256_text
 from answerlens.citations import Decision
 from answerlens.explanation import reason_text
+from answerlens.html.escape import esc
+from answerlens.html.markup import notice_html, paragraph_html, plural
 from answerlens.ui.common import exports
 from answerlens.ui.common.exports import Download
 from answerlens.ui.common.history import Entry
-from answerlens.ui.common.markup import STYLE, esc, notice_html, paragraph_html, plural
 from answerlens.verdict import AnswerabilityStatus
 
 
@@ -32,7 +33,7 @@ def asked_html(entry: Entry) -> str:
     if not entry.stored:
         link = '<span data-run-stored="false">not stored: download it to keep it</span>'
     number = f"Run #{entry.number}" if entry.stored else "Run"
-    return (f'{STYLE}<div class="al-muted" style="font-size:0.85rem">{number} · {esc(entry.source)}'
+    return (f'<div class="al-muted" style="font-size:0.85rem">{number} · {esc(entry.source)}'
             f"{answer} · {entry.seconds:.2f} s · {link}</div>"
             f'<div style="font-size:1.05rem;margin:2px 0 6px"><strong>Question:</strong> {esc(entry.question)}</div>')
 
@@ -48,7 +49,7 @@ def focus_options(a: AnswerabilityAssessment) -> list[int | None]:
 
 def context_caption_html(entry: Entry, lines: int) -> str:
     """Size and hash of the context, and how to read its tints and marks."""
-    return (f'{STYLE}<div class="al-muted" style="font-size:0.78rem">{plural(len(entry.context), "character")} · '
+    return (f'<div class="al-muted" style="font-size:0.78rem">{plural(len(entry.context), "character")} · '
             f"{plural(lines, 'line')} · context_sha256 {esc(entry.assessment.context_sha256[:16])}…</div>")
 
 
@@ -57,12 +58,12 @@ def citation_errors_html(errors: tuple[str, ...]) -> str | None:
     if not errors:
         return None
     items = "".join(f"<li><code>{esc(error)}</code></li>" for error in errors)
-    return (f'{STYLE}<details><summary>Citation errors ({len(errors)})</summary>'
+    return (f'<details><summary>Citation errors ({len(errors)})</summary>'
             f'<ul style="font-size:0.8rem">{items}</ul></details>')
 
 
 def reasoning_html(reasoning: str) -> str:
-    return f'{STYLE}<details><summary>Model reasoning</summary>{paragraph_html(reasoning)}</details>'
+    return f'<details><summary>Model reasoning</summary>{paragraph_html(reasoning)}</details>'
 
 
 def audit_facts(a: AnswerabilityAssessment, label: str) -> list[tuple[str, Any]]:
@@ -166,7 +167,7 @@ def _fields(inputs: Inputs) -> tuple[str | None, ...]:
 
 def stale_html(changes: tuple[str, ...]) -> str:
     """The banner over a result whose inputs changed since it was produced or opened."""
-    return (f'{STYLE}<div class="al-notice" data-stale-banner="true" role="status" '
+    return (f'<div class="al-notice" data-stale-banner="true" role="status" '
             'style="border-left-color:var(--al-edge-partial);background-color:var(--al-soft-partial)">'
             f"<strong>Inputs changed since this result — run again.</strong> Changed: {esc(', '.join(changes))}. "
             "The verdict below belongs to the earlier inputs.</div>")

@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from answerlens.html.escape import esc
+from answerlens.html.markup import cell, table_html
 from answerlens.records import MemoryBundle, MemoryRecord
-from answerlens.ui.common.markup import cell, esc, table_html
 
 READ = "read by answerlens"
 KEPT = "kept for audit"

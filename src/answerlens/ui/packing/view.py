@@ -7,10 +7,11 @@ from typing import Any
 
 import streamlit as st
 
+from answerlens.html.escape import esc, plain
+from answerlens.html.markup import notice_html, plural
 from answerlens.prompts import RawAssessment
 from answerlens.records import MemoryBundle
 from answerlens.ui.common import history, sources
-from answerlens.ui.common.markup import STYLE, esc, notice_html, plain, plural
 from answerlens.ui.common.sources import Source
 from answerlens.ui.packing import record_detail
 from answerlens.ui.packing.viewmodel import (
@@ -49,7 +50,7 @@ def _budget_line(rendering: Rendering, budget: int) -> None:
     else:
         text = (f"a budget of {budget:,} tokens ends after record {cut.kept} of {cut.records} "
                 f"({cut.kept_tokens:,} tokens); cut here: {_clip(cut.first_cut or '')}")
-    st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-budget-cut="{rendering.format.key}" '
+    st.html(f'<div class="al-muted" style="font-size:0.78rem" data-budget-cut="{rendering.format.key}" '
             f'data-kept="{cut.kept}" data-records="{cut.records}">{esc(text)}</div>')
 
 
@@ -64,7 +65,7 @@ def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
         st.html(notice_html("error", "Cannot be rendered in this format", rendering.error))
         return
     counts = counts_text(rendering, bundle)
-    st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-counts="{rendering.format.key}">'
+    st.html(f'<div class="al-muted" style="font-size:0.78rem" data-counts="{rendering.format.key}">'
             f"{esc(counts)}</div>")
     # st.code shows text as it is: invisible and reordering characters are shown as their codes, like everywhere.
     st.code(plain(rendering.text) or " ", language=None, wrap_lines=True, height=420)
@@ -77,7 +78,7 @@ def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
                             "answerlens renders these records differently from the bundle's rendered_context; "
                             "shown here is the packed text, which is what a model saw"))
     elif rendering.matches_packed:
-        st.html(f'{STYLE}<div class="al-muted" style="font-size:0.78rem" data-matches-packed="true">'
+        st.html('<div class="al-muted" style="font-size:0.78rem" data-matches-packed="true">'
                 "shown as packed; byte for byte what answerlens renders from these records</div>")
 
 

@@ -12,12 +12,13 @@ from pydantic import ValidationError
 
 from answerlens.citations import Decision, check_requirement, label_sites, valid_references
 from answerlens.errors import describe_validation
+from answerlens.html.escape import esc
+from answerlens.html.markup import cell, outcome_cell, table_html
 from answerlens.prompts import RawAssessment
 from answerlens.recording import looks_like_bundle
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.render import render_bundle
 from answerlens.tokens import token_count
-from answerlens.ui.common.markup import cell, esc, outcome_cell, table_html
 from answerlens.ui.common.runner import READER_FIX
 from answerlens.verdict import derive_verdict
 

@@ -10,19 +10,11 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
+from answerlens.html import palette
+from answerlens.html.escape import plain
+from answerlens.html.trial_rows import ACTIONS, OUTCOME_NAMES, QuestionRow, SampleRef
 from answerlens.second_opinion.counts import VERIFIER_DISAGREES, OpinionCounts
-from answerlens.ui.common.markup import plain
-from answerlens.ui.trials.viewmodel import ACTIONS, ERROR, QuestionRow, SampleRef
 
-OUTCOME_COLOURS = {
-    "answer": "#2b8a3e",
-    "answer_partially": "#f08c00",
-    "abstain": "#868e96",
-    "surface_conflict": "#e03131",
-    ERROR: "#5f3dc4",
-}
-OUTCOME_NAMES = {"answer": "answer", "answer_partially": "answer partially", "abstain": "abstain",
-                 "surface_conflict": "surface conflict", ERROR: "error (no verdict)"}
 ROW_PX = 22
 REASON_NAMES = {VERIFIER_DISAGREES: "verifier disagrees"}
 """Reasons shown as words where the code would read badly; flag codes are shown as they are (the docs use them)."""
@@ -40,7 +32,7 @@ def _layout(figure: go.Figure, *, title: str, height: int, axis_px: int = 0, sub
     figure.update_layout(title=heading, height=height + LEGEND_PX + axis_px,
                          margin={"l": 10, "r": 10, "t": 60, "b": LEGEND_PX + axis_px},
                          legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
-                         plot_bgcolor="rgba(0,0,0,0)")
+                         plot_bgcolor=palette.TRANSPARENT)
     return plain_labels(figure)
 
 
@@ -67,7 +59,7 @@ def actions_per_label(groups: Mapping[str, Counter[str]]) -> go.Figure:
         counts = [groups[label][outcome] for label in labels]
         if not any(counts):
             continue
-        figure.add_bar(x=labels, y=counts, name=OUTCOME_NAMES[outcome], marker_color=OUTCOME_COLOURS[outcome],
+        figure.add_bar(x=labels, y=counts, name=OUTCOME_NAMES[outcome], marker_color=palette.OUTCOMES[outcome],
                        text=[count or "" for count in counts], textposition="inside", textangle=0,
                        hovertemplate="%{x}: %{y} " + OUTCOME_NAMES[outcome] + "<extra></extra>")
     figure.update_layout(barmode="stack", yaxis_title="samples", legend_traceorder="normal",
@@ -89,8 +81,8 @@ def outcome_grid(rows: Sequence[QuestionRow], refs: Sequence[SampleRef]) -> go.F
         figure.add_scatter(
             x=[f"repeat {ref.repeat}" for ref in chosen], y=[ref.question_id for ref in chosen], mode="markers",
             name=OUTCOME_NAMES[outcome], customdata=[[ref.key, ref.verdict or ref.error or ""] for ref in chosen],
-            marker={"symbol": "square", "size": 17, "color": OUTCOME_COLOURS[outcome],
-                    "line": {"width": 1, "color": "#ffffff"}},
+            marker={"symbol": "square", "size": 17, "color": palette.OUTCOMES[outcome],
+                    "line": {"width": 1, "color": palette.SOLID_TEXT}},
             hovertemplate="%{y} · %{x}<br>" + OUTCOME_NAMES[outcome] + " (%{customdata[1]})<extra></extra>",
         )
     width = max((len(row.outcomes) for row in rows), default=1)
@@ -108,7 +100,7 @@ def citation_errors(rows: Sequence[QuestionRow]) -> go.Figure:
     chosen = [row for row in rows if row.citation_errors]
     figure = go.Figure()
     figure.add_bar(x=[row.citation_errors for row in chosen], y=[row.question_id for row in chosen],
-                   orientation="h", marker_color="#c92a2a", text=[row.citation_errors for row in chosen],
+                   orientation="h", marker_color=palette.CITATION_ERROR, text=[row.citation_errors for row in chosen],
                    textposition="auto", hovertemplate="%{y}: citation errors %{x}<extra></extra>")
     figure.update_yaxes(categoryorder="array", categoryarray=[row.question_id for row in reversed(chosen)],
                         tickfont={"size": 11})
@@ -122,9 +114,10 @@ def requirement_agreement(rows: Sequence[QuestionRow]) -> go.Figure:
     """Stacked horizontal bars per question: requirements matched across repeats that agree or disagree, and
     requirements whose text occurred in one repeat only (not comparable)."""
     parts = (
-        ("same status in every repeat", "#2b8a3e", [row.agreeing for row in rows]),
-        ("status changed between repeats", "#e03131", [row.matched - row.agreeing for row in rows]),
-        ("text in one repeat only (not matched)", "#ced4da", [row.requirements - row.matched for row in rows]),
+        ("same status in every repeat", palette.AGREEMENT["same"], [row.agreeing for row in rows]),
+        ("status changed between repeats", palette.AGREEMENT["changed"], [row.matched - row.agreeing for row in rows]),
+        ("text in one repeat only (not matched)", palette.AGREEMENT["unmatched"],
+         [row.requirements - row.matched for row in rows]),
     )
     figure = go.Figure()
     for name, colour, values in parts:
@@ -148,8 +141,8 @@ def second_opinion(counts: OpinionCounts) -> go.Figure:
     alarms = [counts.false_alarms, *(counts.false_alarms_by.get(reason, 0) for reason in reasons)]
     figure = go.Figure()
     for name, colour, values in (  # drawn bottom-up within a row: the caught bar lands on top, as in the legend
-        (f"correct answers questioned (of {counts.correct_answers})", OUTCOME_COLOURS["abstain"], alarms),
-        (f"unsafe answers caught (of {counts.unsafe_answers})", OUTCOME_COLOURS["surface_conflict"], caught),
+        (f"correct answers questioned (of {counts.correct_answers})", palette.OUTCOMES["abstain"], alarms),
+        (f"unsafe answers caught (of {counts.unsafe_answers})", palette.OUTCOMES["surface_conflict"], caught),
     ):
         figure.add_bar(x=values, y=rows, orientation="h", name=name, marker_color=colour,
                        text=[value or "" for value in values],

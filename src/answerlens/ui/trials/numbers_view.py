@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from answerlens.ui.trials.viewmodel import Stat
+from answerlens.html.trial_rows import Stat
 
 PER_ROW = 3
 """Three cards a row: their labels fit whole at 1280 px with the sidebar open (a phone stacks them)."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
+from answerlens.html.trial_rows import Stat, counted, rate
 from answerlens.records import MemoryBundle
 from answerlens.second_opinion import count_opinions, second_opinion_for
 from answerlens.second_opinion.counts import Label, OpinionCounts
@@ -22,7 +23,6 @@ from answerlens.second_opinion.models import SecondOpinion
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.log import AnswerLabel, AnySample, QuestionLabel, TrialSample
 from answerlens.trials.result import TrialResult
-from answerlens.ui.trials.viewmodel import Stat, counted, rate
 
 OPINION_FIELD = "second_opinion"
 """Seam: where a sample will carry its opinion (a typed field of ``TrialSample`` once the engine adds it, or the

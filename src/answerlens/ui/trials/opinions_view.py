@@ -7,9 +7,10 @@ from pathlib import Path
 
 import streamlit as st
 
+from answerlens.html.escape import esc
+from answerlens.html.markup import notice_html
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.trials.result import TrialResult
-from answerlens.ui.common.markup import esc, notice_html
 from answerlens.ui.trials import charts as trial_charts
 from answerlens.ui.trials import numbers_view, opinions
 from answerlens.ui.trials.run_view import Shown

@@ -8,19 +8,20 @@ from pathlib import Path
 
 import streamlit as st
 
+from answerlens.html import trial_rows as trial_results
+from answerlens.html.escape import esc
+from answerlens.html.markup import cell, notice_html, outcome_cell, table_html
+from answerlens.html.trial_rows import QuestionRow, SampleRef
 from answerlens.report import download as report_download
 from answerlens.trials.failures import ErrorGroup, group_errors
 from answerlens.trials.gates import GateReport
 from answerlens.trials.log import ResultKind
-from answerlens.ui.common.markup import cell, esc, notice_html, outcome_cell, table_html
 from answerlens.ui.tables import filters_view
 from answerlens.ui.trials import charts as trial_charts
 from answerlens.ui.trials import numbers_view, opinions_view, runstate, sample_view
 from answerlens.ui.trials import tables as trial_tables
-from answerlens.ui.trials import viewmodel as trial_results
 from answerlens.ui.trials.errors import trial_message, trial_remedy, where
 from answerlens.ui.trials.run_view import Shown
-from answerlens.ui.trials.viewmodel import QuestionRow, SampleRef
 
 
 def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:

@@ -14,17 +14,18 @@ from pathlib import Path
 import streamlit as st
 
 from answerlens.errors import AnswerlensError
+from answerlens.html.escape import esc
+from answerlens.html.markup import notice_html
+from answerlens.html.trial_rows import counted
 from answerlens.trials import limits
 from answerlens.trials.dataset import Dataset, load_dataset
 from answerlens.trials.reader import read_trial
 from answerlens.trials.result import TrialResult
 from answerlens.ui.common.endpoint_view import Choice
-from answerlens.ui.common.markup import STYLE, esc, notice_html
 from answerlens.ui.trials import job as trial_job
 from answerlens.ui.trials import sources as trial_sources
 from answerlens.ui.trials.job import TrialJob
 from answerlens.ui.trials.runstate import outcome_notice
-from answerlens.ui.trials.viewmodel import counted
 
 KINDS = ("Shipped dataset", "Upload a dataset", "A dataset on this machine")
 
@@ -107,7 +108,7 @@ def _describe(dataset: Dataset) -> None:
     cases = [item.case for item in dataset.cases]
     answerable = sum(case.label == "answerable" for case in cases)
     drafts = sum(case.answer is not None for case in cases)
-    st.html(f'{STYLE}<p class="al-muted" style="margin:0" data-dataset-cases="{len(cases)}">{len(cases)} cases '
+    st.html(f'<p class="al-muted" style="margin:0" data-dataset-cases="{len(cases)}">{len(cases)} cases '
             f"({answerable} answerable, {len(cases) - answerable} unanswerable; {drafts} with a draft answer) · "
             f"sha256 {esc(dataset.sha256[:16])}…</p>")
 
@@ -178,7 +179,7 @@ def _live(prefix: str) -> None:
                 f"last: {p.last}")
     if job.cancel.is_set():
         line = "cancelling: waiting for the samples in flight · " + line
-    st.html(f'{STYLE}<div class="al-muted" data-trial-progress="{done}/{total}">{esc(line)}</div>')
+    st.html(f'<div class="al-muted" data-trial-progress="{done}/{total}">{esc(line)}</div>')
     st.button("Cancel", key=f"{prefix}.cancel", on_click=job.cancel.set, icon=":material/stop:",
               disabled=job.cancel.is_set(), help="finished samples are kept; Run again resumes")
 

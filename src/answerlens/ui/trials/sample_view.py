@@ -10,24 +10,24 @@ import streamlit as st
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.explanation import HASH_FIELDS
-from answerlens.ui.common import history, provenance
-from answerlens.ui.common import source_view as source_picker
-from answerlens.ui.common.markup import (
-    STATUS_COLOURS,
+from answerlens.html import provenance
+from answerlens.html.escape import esc, plain
+from answerlens.html.markup import (
     cell,
-    esc,
     facts_html,
     hashes_html,
     notice_html,
-    plain,
+    status_badge,
     table_html,
     verdict_html,
 )
+from answerlens.html.trial_rows import SampleRef
+from answerlens.ui.common import history
+from answerlens.ui.common import source_view as source_picker
 from answerlens.ui.compare import view as compare_view
 from answerlens.ui.trials.errors import trial_message, trial_remedy
 from answerlens.ui.trials.run_view import Shown
 from answerlens.ui.trials.sources import InspectTarget, inspect_target, run_dataset
-from answerlens.ui.trials.viewmodel import SampleRef
 from answerlens.verification import verify_assessment
 
 INSPECT_PAGE = "pages/inspect.py"
@@ -92,7 +92,7 @@ def _recorded(assessment: AnswerabilityAssessment) -> None:
     for index, item in enumerate(assessment.requirements, start=1):
         status = item.status.value
         body.append(cell(index) + f'<td class="al-text">{esc(item.requirement)}</td>'
-                    + f'<td style="color:{STATUS_COLOURS.get(status, "#1f2328")};font-weight:600">{esc(status)}</td>'
+                    + f"<td>{status_badge(status)}</td>"
                     + cell(" ".join(item.evidence_refs) or "—")
                     + f'<td class="al-text">{esc(item.explanation)}</td>')
     st.html(table_html(["#", "requirement", "status", "citations", "explanation"], body))

@@ -15,11 +15,11 @@ from typing import Any
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
 from answerlens.errors import AnswerlensError, DatasetError
+from answerlens.html.trial_rows import SampleRef
 from answerlens.trials.dataset import Dataset, load_dataset
 from answerlens.trials.log import TrialSample
 from answerlens.trials.reader import parse_trial, read_trial
 from answerlens.trials.result import TrialResult
-from answerlens.ui.trials.viewmodel import SampleRef
 
 DATASET_SUFFIXES = (".json", ".jsonl")
 RUNS_DIR = "runs"

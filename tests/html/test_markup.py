@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from html.parser import HTMLParser
 
@@ -11,8 +10,9 @@ import pytest
 
 from answerlens.citations import CitationDecision, Decision, DiscardReason, Span
 from answerlens.explanation import HASH_FIELDS
-from answerlens.ui.common.highlight import Mark, highlight, requirement_rows
-from answerlens.ui.common.markup import (
+from answerlens.html.escape import esc
+from answerlens.html.highlight import Mark, highlight, requirement_rows
+from answerlens.html.markup import (
     PALETTE,
     STATUS_SOLID,
     VERDICT_COLOURS,
@@ -20,7 +20,6 @@ from answerlens.ui.common.markup import (
     chip,
     colour,
     context_html,
-    esc,
     facts_html,
     hashes_html,
     notice_html,
@@ -34,7 +33,7 @@ from answerlens.ui.common.markup import (
 )
 from tests.ui.conftest import recorded, sample
 
-ALLOWED_TAGS = {"style", "div", "span", "mark", "table", "thead", "tbody", "tr", "th", "td", "p", "strong", "em",
+ALLOWED_TAGS = {"div", "span", "mark", "table", "thead", "tbody", "tr", "th", "td", "p", "strong", "em",
                 "code", "pre", "details", "summary", "button", "br", "ul", "li", "script"}
 
 
@@ -102,6 +101,12 @@ def test_hostile_text_adds_no_tag_no_attribute_and_no_script(render: Callable[[s
     assert esc(text) in render(text)
 
 
+@pytest.mark.parametrize("render", RENDERERS)
+def test_no_fragment_carries_the_stylesheet(render: Callable[[str], str]) -> None:
+    """The stylesheet is written once per page (the app's style call, the report's head), never by a fragment."""
+    assert "<style" not in render("x")
+
+
 # Bidi embeddings and overrides, bidi isolates, and other characters that draw nothing or reorder text.
 INVISIBLE = ("\u202a\u202b\u202c\u202d\u202e" "\u2066\u2067\u2068\u2069" "\u200b\u200e\u200f\u061c\ufeff\u00ad"
              "\u2028\u2029\u0085\x1b\r\U000e0041")
@@ -115,36 +120,11 @@ def test_invisible_characters_become_visible_badges_in_every_renderer(render: Ca
         assert f">U+{ord(char):04X}</span>" in html
 
 
-def test_every_control_format_and_separator_character_is_badged() -> None:
-    wanted = [chr(c) for c in range(0x110000)
-              if unicodedata.category(chr(c)) in ("Cc", "Cf", "Zl", "Zp") and chr(c) not in "\t\n"]
-    text = "".join(wanted)
-    assert re.findall(r">U\+([0-9A-F]+)</span>", esc(text)) == [f"{ord(c):04X}" for c in wanted]
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        pytest.param("plain text\twith a tab\nand a newline", id="whitespace"),
-        pytest.param("مرحبا עברית 日本語 Ünïcödé", id="scripts"),
-        pytest.param("emoji 🚀 and math ∑", id="symbols"),
-    ],
-)
-def test_ordinary_text_gets_no_badge(text: str) -> None:
-    assert esc(text) == text
-
-
 def test_a_badge_inside_an_attribute_stays_inside_it() -> None:
     ref = "m\u202e1"
     (span, *_) = Parsed(chip(Mark(0, ref, Decision.ACCEPTED), located=True)).tags
     assert set(span[1]) == {"class", "data-citation", "data-requirement", "data-ref", "data-located", "style"}
     assert span[1]["data-ref"] == "m<span class=al-ctl title=invisible character>U+202E</span>1"
-
-
-def test_quotes_are_escaped_for_attributes() -> None:
-    assert esc("\"'<>&") == "&quot;&#x27;&lt;&gt;&amp;"
-    (tag,) = Parsed(f'<td data-ref="{esc(chr(34) + " x=" + chr(39))}">').tags
-    assert tag[1] == {"data-ref": "\" x='"}
 
 
 def test_palette_cycles_and_keeps_mark_and_tint_apart() -> None:
@@ -264,25 +244,12 @@ def test_table_and_cells() -> None:
 
 
 @pytest.mark.parametrize(
-    "text, shown",
-    [pytest.param("pay \u202eevil\u202c", "pay ⟨U+202E⟩evil⟨U+202C⟩", id="bidi_override"),
-     pytest.param("a\u2066b\u2069", "a⟨U+2066⟩b⟨U+2069⟩", id="isolate"),
-     pytest.param("zero\u200bwidth\ufeff", "zero⟨U+200B⟩width⟨U+FEFF⟩", id="zero_width"),
-     pytest.param("<b>tags stay text</b>\ttab\nline", "<b>tags stay text</b>\ttab\nline", id="not_html")],
-)
-def test_plain_neutralises_invisible_characters_for_text_widgets(text: str, shown: str) -> None:
-    from answerlens.ui.common.markup import plain
-
-    assert plain(text) == shown
-
-
-@pytest.mark.parametrize(
     "count, word, text",
     [pytest.param(1, "line", "1 line", id="one"), pytest.param(2, "line", "2 lines", id="two"),
      pytest.param(1024, "line", "1,024 lines", id="many"), pytest.param(0, "run", "0 runs", id="none")],
 )
 def test_plural(count: int, word: str, text: str) -> None:
-    from answerlens.ui.common.markup import plural
+    from answerlens.html.markup import plural
 
     assert plural(count, word) == text
 

@@ -2,8 +2,10 @@
 citation errors per question, requirement agreement across repeats. Drawn here rather than by plotly, whose
 static export needs extra packages and whose inline script alone weighs 4.8 MB; each chart is a few kB.
 
-Colours and names are the Trials page's; text uses ``currentColor`` so the charts follow the page's theme, and
-every mark carries a ``<title>`` (a tooltip with no script)."""
+Colours are the palette's (the Trials page's plotly charts use the same), names the Trials page's; text uses
+``currentColor`` so the charts follow the page's theme, and every mark carries a ``<title>`` (a tooltip with no
+script). Every label is escaped for SVG (``esc_svg(..., svg=True)``): an HTML badge inside ``<text>`` would end the
+drawing."""
 
 from __future__ import annotations
 
@@ -11,16 +13,13 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from answerlens.ui.common.markup import esc
-from answerlens.ui.trials.viewmodel import ACTIONS, ERROR, QuestionRow
+from answerlens.html import palette
+from answerlens.html.escape import esc
+from answerlens.html.trial_rows import ACTIONS, OUTCOME_NAMES, QuestionRow
 
-OUTCOME_COLOURS = {"answer": "#2b8a3e", "answer_partially": "#f08c00", "abstain": "#868e96",
-                   "surface_conflict": "#e03131", ERROR: "#5f3dc4"}
-"""The Trials page's colours per outcome (``ui.trials.charts``, which imports plotly; a test pins them equal)."""
-OUTCOME_NAMES = {"answer": "answer", "answer_partially": "answer partially", "abstain": "abstain",
-                 "surface_conflict": "surface conflict", ERROR: "error (no verdict)"}
-AGREEMENT_PARTS = (("same status in every repeat", "#2b8a3e"), ("status changed between repeats", "#e03131"),
-                   ("text in one repeat only (not matched)", "#ced4da"))
+AGREEMENT_PARTS = (("same status in every repeat", palette.AGREEMENT["same"]),
+                   ("status changed between repeats", palette.AGREEMENT["changed"]),
+                   ("text in one repeat only (not matched)", palette.AGREEMENT["unmatched"]))
 WIDTH = 520
 ROW = 20
 FONT = 11
@@ -41,13 +40,14 @@ def actions_per_label(groups: Mapping[str, Counter[str]]) -> str:
                 continue
             height = plot_h * count / top
             y -= height
-            parts.append(_rect(x, y, band * 0.6, height, OUTCOME_COLOURS[outcome],
+            parts.append(_rect(x, y, band * 0.6, height, palette.OUTCOMES[outcome],
                                f"{label}: {count} {OUTCOME_NAMES[outcome]}", data=f'data-outcome="{outcome}"'))
             if height >= FONT + 2:
-                parts.append(_text(x + band * 0.3, y + height / 2 + 4, str(count), anchor="middle", fill="#fff"))
+                parts.append(_text(x + band * 0.3, y + height / 2 + 4, str(count), anchor="middle",
+                                   fill=palette.SOLID_TEXT))
         parts.append(_text(left + slot * band + band / 2, base + 16, label, anchor="middle"))
     used = [outcome for outcome in ACTIONS if any(groups[label][outcome] for label in labels)]
-    legend, height = _legend([(OUTCOME_NAMES[o], OUTCOME_COLOURS[o]) for o in used], base + 30)
+    legend, height = _legend([(OUTCOME_NAMES[o], palette.OUTCOMES[o]) for o in used], base + 30)
     return _svg("actions", height, [*parts, _text(4, 12, "samples", size=10), *legend],
                 "Actions per label: samples per recommended action (errors apart)")
 
@@ -65,11 +65,11 @@ def outcome_grid(rows: Sequence[QuestionRow]) -> str:
         for repeat, outcome in enumerate(row.outcomes):
             if outcome is None:
                 continue
-            parts.append(_rect(left + repeat * cell + 1, y + 1, cell - 2, ROW - 2, OUTCOME_COLOURS[outcome],
+            parts.append(_rect(left + repeat * cell + 1, y + 1, cell - 2, ROW - 2, palette.OUTCOMES[outcome],
                                f"{row.question_id} · repeat {repeat}: {OUTCOME_NAMES[outcome]}",
                                data=f'data-outcome="{outcome}"'))
     seen = [o for o in ACTIONS if any(o in row.outcomes for row in rows)]
-    legend, height = _legend([(OUTCOME_NAMES[o], OUTCOME_COLOURS[o]) for o in seen], 30 + len(rows) * ROW)
+    legend, height = _legend([(OUTCOME_NAMES[o], palette.OUTCOMES[o]) for o in seen], 30 + len(rows) * ROW)
     return _svg("grid", height, [_text(left, 12, "repeat", anchor="end", size=10), *parts, *legend],
                 "Action per question and repeat")
 
@@ -77,7 +77,8 @@ def outcome_grid(rows: Sequence[QuestionRow]) -> str:
 def citation_errors(rows: Sequence[QuestionRow]) -> str:
     """Horizontal bars: citation errors per question over all repeats, only for questions that have any."""
     chosen = [row for row in rows if row.citation_errors]
-    bars = [(row.question_id, [(row.citation_errors, "#c92a2a", f"{row.citation_errors} citation error(s)")])
+    bars = [(row.question_id,
+             [(row.citation_errors, palette.CITATION_ERROR, f"{row.citation_errors} citation error(s)")])
             for row in chosen]
     return _hbars("citations", bars, [], "citation errors over all repeats",
                   f"Citation errors per question ({len(rows) - len(chosen)} of {len(rows)} have none)")
@@ -173,25 +174,29 @@ def _label_width(labels: Iterable[str]) -> int:
 def _label(x: float, y: float, text: str) -> str:
     shown = text if len(text) <= 36 else text[:35] + "…"
     return f'<text x="{x:.1f}" y="{y:.1f}" font-size="{FONT}" text-anchor="end" fill="currentColor">' \
-           f"<title>{esc(text)}</title>{esc(shown)}</text>"
+           f"<title>{esc_svg(text)}</title>{esc_svg(shown)}</text>"
 
 
 def _text(x: float, y: float, text: str, *, anchor: str = "start", size: int = FONT, fill: str = "currentColor") -> str:
     return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="{fill}">'
-            f"{esc(text)}</text>")
+            f"{esc_svg(text)}</text>")
 
 
 def _rect(x: float, y: float, width: float, height: float, colour: str, title: str, *, data: str = "") -> str:
     extra = f" {data}" if data else ""
     return (f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{height:.1f}" fill="{colour}"{extra}>'
-            f"<title>{esc(title)}</title></rect>")
+            f"<title>{esc_svg(title)}</title></rect>")
 
 
 def _svg(name: str, height: float, parts: Sequence[str], label: str) -> str:
     return (f'<svg class="rp-chart" data-chart="{name}" viewBox="0 0 {WIDTH} {math.ceil(height)}" width="{WIDTH}" '
-            f'height="{math.ceil(height)}" role="img" aria-label="{esc(label)}" font-family="system-ui,sans-serif">'
+            f'height="{math.ceil(height)}" role="img" aria-label="{esc_svg(label)}" font-family="system-ui,sans-serif">'
             + "".join(parts) + "</svg>")
 
 
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def esc_svg(value: object) -> str:
+    return esc(value, svg=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from answerlens.html import trial_rows as trial_results
 from answerlens.trials.log import QuestionLabel, ResultKind
 from answerlens.trials.result import TrialResult
-from answerlens.ui.trials import viewmodel as trial_results
 
 
 def test_upstream_rows(upstream: TrialResult) -> None:

@@ -1,4 +1,4 @@
-"""The second opinion as escaped HTML (pure): the compact badge beside each requirement, one requirement's
+"""The second opinion as escaped HTML (pure), for the app and the reports: the one badge renderer, one requirement's
 flags, verifier result and typed evidence, the verifier's note, what the strict policy changed, and the legend
 of the context's marks. The judgements come from ``answerlens.second_opinion``; nothing is re-derived here.
 """
@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from answerlens.citations import Decision, DiscardReason
+from answerlens.html import palette
+from answerlens.html.escape import esc
+from answerlens.html.highlight import Mark
+from answerlens.html.markup import colour, legend_mark, plural, remedy_html, requirement_dot
 from answerlens.second_opinion import Badge, badge, flags_by_ref, verifier_agrees
-from answerlens.second_opinion.models import RequirementOpinion, SecondOpinion, VerifierNote, VerifierState
-from answerlens.ui.common import palette
-from answerlens.ui.common.markup import STYLE, colour, esc, plural, remedy_html
+from answerlens.second_opinion.models import FlagCode, RequirementOpinion, SecondOpinion, VerifierNote, VerifierState
 
 BADGES = {
     Badge.AGREES: ("✓", "agrees", "answerable", "nothing flagged, and the verifier (when it ran) agrees"),
@@ -42,7 +45,7 @@ def note_html(note: VerifierNote) -> str | None:
     title = note.message or "the claim verifier did not run"
     remedy = f'<div class="al-remedy"><strong>What to do:</strong> {remedy_html(note.remedy)}</div>' \
         if note.remedy else ""
-    return (f'{STYLE}<div class="al-notice" data-notice="info" data-verifier="{note.state.value}" '
+    return (f'<div class="al-notice" data-notice="info" data-verifier="{note.state.value}" '
             'style="border-left-color:var(--al-edge-info);background-color:var(--al-soft-info)">'
             f"<strong>{esc(title)}</strong> — the deterministic flags still show.{remedy}</div>")
 
@@ -61,7 +64,7 @@ def detail_html(index: int, item: RequirementOpinion, note: VerifierNote) -> str
     parts.append(_verifier_html(item, note))
     if item.typed_evidence:
         parts.append(_evidence_html(index, item, by_ref))
-    return f'{STYLE}<div class="al-panel" data-opinion-requirement="{index}">{"".join(parts)}</div>'
+    return f'<div class="al-panel" data-opinion-requirement="{index}">{"".join(parts)}</div>'
 
 
 def _verifier_html(item: RequirementOpinion, note: VerifierNote) -> str:
@@ -116,20 +119,24 @@ def strict_html(opinion: SecondOpinion, audited_verdict: str) -> str | None:
             f"{plural(len(strict.changes), 'requirement')} demoted:<ul>{changes}</ul></div>")
 
 
+FLAG_SAMPLE = (FlagCode.SPEECH_ACT_MISMATCH.value,)
+"""The flag the legend's sample of a flagged citation carries."""
+
+
 def legend_html(*, second_opinion: bool) -> str:
     """What the context's tints, fills and outlines mean; the flagged entry only with a second opinion."""
     items = [
-        (f'<mark class="al-cite" style="background-color:{colour(0)}">m1</mark> '
-         f'<mark class="al-cite" style="background-color:{colour(1)}">m2</mark>',
+        (legend_mark(Mark(0, "m1", Decision.ACCEPTED), "m1") + " "
+         + legend_mark(Mark(1, "m2", Decision.ACCEPTED), "m2"),
          "accepted citation, filled in its requirement's colour (number in the gutter)"),
-        ('<mark class="al-cite al-discarded">m9</mark>', "discarded citation: dashed outline, no fill"),
-        (f'<span class="al-dot" style="background-color:{colour(0)}">1</span>',
-         "requirement number; the line is tinted when it holds an accepted citation"),
+        (legend_mark(Mark(0, "m9", Decision.DISCARDED, DiscardReason.UNKNOWN_REFERENCE), "m9"),
+         "discarded citation: dashed outline, no fill"),
+        (requirement_dot(0), "requirement number; the line is tinted when it holds an accepted citation"),
         ('<span class="al-ctl">U+202E</span>', "an invisible or reordering character, shown as its code"),
     ]
     if second_opinion:
-        items.insert(2, (f'<mark class="al-cite al-flagged" style="background-color:{colour(0)}">m3</mark>',
+        items.insert(2, (legend_mark(Mark(0, "m3", Decision.ACCEPTED, flags=FLAG_SAMPLE), "m3"),
                          "accepted, but flagged by the second opinion: solid outline, wavy underline, ⚑"))
     body = "".join(f'<div>{sample} <span class="al-muted">{esc(text)}</span></div>' for sample, text in items)
-    return (f'{STYLE}<div class="al-legend al-marks" data-legend style="font-size:0.78rem;line-height:1.9;'
+    return (f'<div class="al-legend al-marks" data-legend style="font-size:0.78rem;line-height:1.9;'
             f'color:var(--al-text)">{body}</div>')

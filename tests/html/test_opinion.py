@@ -8,10 +8,10 @@ import re
 import pytest
 
 from answerlens import AnswerabilityConfig
+from answerlens.html import opinion as opinion_html
 from answerlens.second_opinion import Badge, badge
 from answerlens.second_opinion.models import VerifierNote, VerifierState
 from answerlens.second_opinion.opinion import second_opinion_for
-from answerlens.ui.common import opinion_markup
 from tests.second_opinion.builders import assess, replayed
 
 HOSTILE = "<script>alert(1)</script>\u202e"
@@ -29,19 +29,19 @@ def opinion(name: str, policy: str | None = None):  # type: ignore[no-untyped-de
 )
 def test_badge_carries_the_second_opinions_badge(name: str, expected: str) -> None:
     _a, found = opinion(name)
-    html = opinion_markup.badge_html(found.requirements[0])
+    html = opinion_html.badge_html(found.requirements[0])
     assert f'data-badge="{expected}"' in html and badge(found.requirements[0]).value == expected
 
 
 def test_every_badge_has_an_icon_and_words() -> None:
-    assert set(opinion_markup.BADGES) == set(Badge)
-    assert len({icon for icon, *_ in opinion_markup.BADGES.values()}) == len(Badge)
+    assert set(opinion_html.BADGES) == set(Badge)
+    assert len({icon for icon, *_ in opinion_html.BADGES.values()}) == len(Badge)
 
 
 def test_detail_lists_flags_verifier_and_typed_evidence() -> None:
     _a, found = opinion("second_opinion_plan_as_fact")
     index = next(i for i, item in enumerate(found.requirements) if item.flags)
-    html = opinion_markup.detail_html(index, found.requirements[index], found.verifier_note)
+    html = opinion_html.detail_html(index, found.requirements[index], found.verifier_note)
     assert f"requirement {index + 1}" in html and 'data-flag="speech_act_mismatch"' in html
     assert 'data-verifier-result="none"' in html and "not asked for" in html
     assert "data-typed-evidence" in html and 'data-flagged="true"' in html
@@ -49,32 +49,32 @@ def test_detail_lists_flags_verifier_and_typed_evidence() -> None:
 
 def test_flagged_refs_as_codes_for_inline_marks() -> None:
     _a, found = opinion("second_opinion_plan_as_fact")
-    codes = [opinion_markup.flags_by_ref_codes(item) for item in found.requirements]
+    codes = [opinion_html.flags_by_ref_codes(item) for item in found.requirements]
     assert any("speech_act_mismatch" in flags for by_ref in codes for flags in by_ref.values())
 
 
 def test_the_note_says_nli_model_not_installed_with_the_remedy_as_code() -> None:
     note = VerifierNote(state=VerifierState.UNAVAILABLE, message="NLI model not installed",
                         remedy="pip install 'answerlens[nli]'")
-    html = opinion_markup.note_html(note)
+    html = opinion_html.note_html(note)
     assert html is not None and "NLI model not installed" in html and "flags still show" in html
-    assert opinion_markup.note_html(VerifierNote(state=VerifierState.CHECKED)) is None
-    coded = opinion_markup.note_html(note.model_copy(update={"remedy": "run `make nli`"}))
+    assert opinion_html.note_html(VerifierNote(state=VerifierState.CHECKED)) is None
+    coded = opinion_html.note_html(note.model_copy(update={"remedy": "run `make nli`"}))
     assert coded is not None and "<code>make nli</code>" in coded and "`" not in coded
 
 
 def test_strict_says_what_it_changed() -> None:
     assessment, found = opinion("second_opinion_plan_as_fact", "strict")
-    html = opinion_markup.strict_html(found, assessment.verdict.value)
+    html = opinion_html.strict_html(found, assessment.verdict.value)
     assert html is not None and 'data-strict="changed"' in html
     assert f'data-audited-verdict="{assessment.verdict.value}"' in html
     assert found.strict is not None and found.strict.verdict.value.upper() in html
-    assert opinion_markup.strict_html(opinion("second_opinion_plan_as_fact")[1], "answerable") is None
+    assert opinion_html.strict_html(opinion("second_opinion_plan_as_fact")[1], "answerable") is None
 
 
 @pytest.mark.parametrize("second, flagged", [pytest.param(True, 1, id="with"), pytest.param(False, 0, id="without")])
 def test_legend_explains_every_mark(second: bool, flagged: int) -> None:
-    html = opinion_markup.legend_html(second_opinion=second)
+    html = opinion_html.legend_html(second_opinion=second)
     assert "data-legend" in html and "al-discarded" in html and "accepted citation" in html
     assert len(re.findall(r'class="al-cite al-flagged"', html)) == flagged
 
@@ -84,8 +84,8 @@ def test_hostile_text_stays_inert_in_the_detail() -> None:
                                 [{"requirement": f"uses Redis {HOSTILE}", "evidence_refs": ["m1"]}],
                                 f"Which cache do I use {HOSTILE}?")
     found = asyncio.run(second_opinion_for(assessment, bundle, f"Which cache do I use {HOSTILE}?"))
-    html = opinion_markup.detail_html(0, found.requirements[0], found.verifier_note)
-    html += opinion_markup.badge_html(found.requirements[0])
+    html = opinion_html.detail_html(0, found.requirements[0], found.verifier_note)
+    html += opinion_html.badge_html(found.requirements[0])
     assert "<script>" not in html and "<b>" not in html and "\u202e" not in html and "U+202E" in html
 
 

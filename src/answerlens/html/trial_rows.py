@@ -1,4 +1,4 @@
-"""What the Trials page shows, computed from a ``TrialResult`` (pure: no streamlit, no plotly).
+"""What the Trials page and the trial report show, computed from a ``TrialResult`` (pure: no streamlit, no plotly).
 
 Gates as rows, actions per label, the question × repeat grid, citation errors and requirement agreement per
 question, and the list of samples. An error sample is always ``error``, never an action.
@@ -19,6 +19,9 @@ from answerlens.verdict import AnswerabilityAction
 ERROR = "error"
 ACTIONS: tuple[str, ...] = (*(action.value for action in AnswerabilityAction), ERROR)
 """Every cell value of the grid, in legend order."""
+OUTCOME_NAMES = {"answer": "answer", "answer_partially": "answer partially", "abstain": "abstain",
+                 "surface_conflict": "surface conflict", ERROR: "error (no verdict)"}
+"""How each outcome is named in legends and tooltips (its colour is ``palette.OUTCOMES[outcome]``)."""
 KIND_LABELS = {ResultKind.RESULT: "answerlens trial result",
                ResultKind.RUN: "unfinished answerlens run (no result.json)",
                ResultKind.UPSTREAM: "upstream trial result (beam-answerability-execution)"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from answerlens.assessment import AnswerabilityAssessment
+from answerlens.html.provenance import RECORDED, is_recorded, source_label
 from answerlens.recording import ReplyOrigin
-from answerlens.ui.common.provenance import RECORDED, is_recorded, source_label
 from tests.ui.conftest import recorded, sample
 
 
