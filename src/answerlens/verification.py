@@ -32,6 +32,9 @@ class VerificationReport(BaseModel):
     """Recomputed from the recorded input hashes."""
     assessment_sha256: str | None = None
     """Recomputed from the recorded output."""
+    context_checked: bool = False
+    """Whether every cited reference was resolved in an exact context (a bundle was given); without one, only the
+    assessment's own consistency is checked, and which memory a reference names is taken as recorded."""
 
 
 _REQUIRED = (
@@ -81,14 +84,14 @@ def verify_assessment(assessment: BaseModel | Mapping[str, Any], *,
     typed, shape = _typed(data)
     problems += shape
     if bundle is not None:
-        problems += _bundle_problems(data, bundle)
+        mismatch = _bundle_problems(data, bundle)
+        problems += mismatch or reference_problems(requirements, valid_references(bundle, bundle.exact_context))
     if typed is not None and not any(problem.startswith("context_sha256") for problem in problems):
         problems += _reply_problems(typed, bundle)
     if typed is not None:
         problems += _recording_problems(typed)
-    return VerificationReport(
-        ok=not problems, problems=tuple(problems), evaluation_id=recomputed_id, assessment_sha256=recomputed_sha
-    )
+    return VerificationReport(ok=not problems, problems=tuple(problems), evaluation_id=recomputed_id,
+                              assessment_sha256=recomputed_sha, context_checked=bundle is not None)
 
 
 def _hash_problems(data: Mapping[str, Any], recomputed_id: str, recomputed_sha: str) -> list[str]:
@@ -138,6 +141,36 @@ def _requirement_problems(requirements: Sequence[Mapping[str, Any]]) -> list[str
         if len(set(map(str, ids))) < needed:
             problems.append(f"requirement[{index}] is {item['status']} with fewer than {needed} distinct memories")
     return problems
+
+
+def reference_problems(requirements: Sequence[Mapping[str, Any]], references: Mapping[str, UUID]) -> list[str]:
+    """Every kept reference must resolve, in the exact context, to the memory recorded beside it, and no
+    requirement may hold a memory twice: so a requirement's status is re-derived from the context even when the
+    assessment carries no raw reply and no decisions (PRME's shape)."""
+    problems = []
+    for index, item in enumerate(requirements):
+        seen: set[UUID] = set()
+        for number, (ref, recorded) in enumerate(zip(item["evidence_refs"], item["evidence_ids"], strict=False)):
+            resolved = references.get(ref) if isinstance(ref, str) else None
+            if resolved is None:
+                problems.append(f"requirements[{index}].evidence_refs[{number}]: {ref!r} does not resolve in the "
+                                "exact context, so it supports nothing")
+                continue
+            if _uuid(recorded) != resolved:
+                problems.append(f"requirements[{index}].evidence_ids[{number}]: {ref!r} names memory {resolved} in "
+                                f"the exact context, not the recorded {recorded}")
+            if resolved in seen:
+                problems.append(f"requirements[{index}].evidence_refs[{number}]: cites memory {resolved} more "
+                                "than once")
+            seen.add(resolved)
+    return problems
+
+
+def _uuid(value: Any) -> UUID | None:
+    try:
+        return value if isinstance(value, UUID) else UUID(str(value))
+    except ValueError:
+        return None
 
 
 def _typed(data: Mapping[str, Any]) -> tuple[AnswerabilityAssessment | None, list[str]]:

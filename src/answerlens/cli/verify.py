@@ -55,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
             for problem in problems:
                 print(f"{_label(item)}: {problem}")
     total = len(found)
+    if bundle is None:
+        print(f"{path}: note: cited references were not resolved in an exact context (the memory each names is "
+              "taken as recorded); pass --bundle FILE to re-derive every citation from it")
     if failures:
         print(f"{path}: {failures} of {total} assessment(s) have problems")
         return EXIT_PROBLEMS

@@ -62,7 +62,7 @@ def page_difference(found: str, expected: str) -> str:
     line = found.count("\n", 0, index) + 1
     column = index - found.rfind("\n", 0, index)
     return (f"page: differs from what its embedded data renders to at line {line}, column {column} "
-            f"({_place(expected, index)}): found {_excerpt(found, index)!r}, expected {_excerpt(expected, index)!r}")
+            f"({_place(found, expected, index)}): found {_excerpt(found, index)!r}, expected {_excerpt(expected, index)!r}")
 
 
 def _first_index(left: str, right: str) -> int:
@@ -77,7 +77,12 @@ def _first_index(left: str, right: str) -> int:
     return low
 
 
-def _place(page: str, index: int) -> str:
+def _place(found: str, page: str, index: int) -> str:
+    end = page.rfind("</html>")
+    if end >= 0 and index >= end + len("</html>"):
+        return "after the document"
+    if index <= found.lower().find("<!doctype"):
+        return "before the document"
     data = page.find(OPEN)
     if 0 <= data <= index:
         return "in the embedded data block"
