@@ -14,8 +14,8 @@ from pydantic import ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
-from answerlens.errors import DatasetError, describe_validation
 from answerlens.citations import printed_record_ids
+from answerlens.errors import DatasetError, describe_validation
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.render import context_format_of
 from answerlens.report.embedded import AssessmentData, TrialData

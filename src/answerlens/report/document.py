@@ -24,6 +24,7 @@ from answerlens.second_opinion.document import output_document
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.trials.result import TrialResult
 
+
 def assessment_report(
     assessment: AnswerabilityAssessment | Mapping[str, Any],
     *,

@@ -62,7 +62,8 @@ def page_difference(found: str, expected: str) -> str:
     line = found.count("\n", 0, index) + 1
     column = index - found.rfind("\n", 0, index)
     return (f"page: differs from what its embedded data renders to at line {line}, column {column} "
-            f"({_place(found, expected, index)}): found {_excerpt(found, index)!r}, expected {_excerpt(expected, index)!r}")
+            f"({_place(found, expected, index)}): found {_excerpt(found, index)!r}, "
+            f"expected {_excerpt(expected, index)!r}")
 
 
 def _first_index(left: str, right: str) -> int:
