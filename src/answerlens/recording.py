@@ -265,17 +265,46 @@ def _from_recording_file(data: dict[str, Any], source: str | None, source_sha256
 
 
 def _from_assessment(data: dict[str, Any], source: str | None, source_sha256: str | None) -> Recording:
-    from answerlens.errors import RecordingError
+    return recording_of_assessment(data, source=source, source_sha256=source_sha256)
 
+
+def recording_of_assessment(data: Mapping[str, Any], *, question: str | None = None, answer: str | None = None,
+                            source: str | None = None, source_sha256: str | None = None) -> Recording:
+    """The recording of an assessment's reply (assessment JSON): the one place a result becomes a recording.
+
+    A live reply is bound to the inputs the assessment hashes. A replayed one keeps the recording it replayed:
+    its author and its ORIGINAL binding, so a forced replay's reply stays bound to the inputs it really
+    answered (replaying it for the forced inputs is refused again, or forced and marked again), and an unbound
+    one stays unbound. ``question`` and ``answer`` are kept only when they hash to that binding.
+    """
+    from pydantic import ValidationError
+
+    from answerlens.errors import RecordingError, describe_validation
+
+    where = source or "assessment"
     text = data.get("raw_output_text")
     if not isinstance(text, str):
         if not isinstance(data.get("raw_output"), dict):
-            raise RecordingError(f"{source or 'assessment'}: this assessment holds no model reply to replay")
+            raise RecordingError(f"{where}: this assessment holds no model reply to replay")
         text = json.dumps(data["raw_output"], ensure_ascii=False)
-    meta = data.get("provider_metadata") or {}
-    recorded = (meta.get("recording") or {}) if isinstance(meta, dict) else {}
-    author = recorded.get("author") if recorded else data.get("model")
-    binding = RecordingBinding(query_sha256=data["query_sha256"], answer_sha256=data.get("answer_sha256"),
-                               context_sha256=data["context_sha256"], prompt_version=data.get("prompt_version"),
-                               prompt_sha256=data.get("prompt_sha256"))
-    return Recording.of(text, author=author, source=source, source_sha256=source_sha256, binding=binding)
+    meta = data.get("provider_metadata")
+    replayed = meta.get("recording") if isinstance(meta, Mapping) else None
+    try:
+        if replayed is not None:
+            ref = RecordingRef.model_validate(replayed)
+            author, binding = ref.author, ref.binding
+        else:
+            author = data.get("model")
+            binding = RecordingBinding(query_sha256=data["query_sha256"], answer_sha256=data.get("answer_sha256"),
+                                       context_sha256=data["context_sha256"],
+                                       prompt_version=data.get("prompt_version"),
+                                       prompt_sha256=data.get("prompt_sha256"))
+    except ValidationError as exc:
+        raise RecordingError(f"{where}: its recording does not read ({describe_validation(exc)})") from None
+    except KeyError as exc:
+        raise RecordingError(f"{where}: not an assessment (no {exc.args[0]})") from None
+    recording = Recording.of(text, author=author, source=source, source_sha256=source_sha256, binding=binding,
+                             question=question, answer=answer)
+    if question is not None and recording.restorable is None:
+        recording = recording.model_copy(update={"question": None, "answer": None})
+    return recording
