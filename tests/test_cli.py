@@ -187,7 +187,7 @@ def test_verify_reads_trial_files_through_the_typed_reader(tmp_path: Path, capsy
     result = json.loads((FIXTURES / "trials" / "drafts-run.json").read_text())["result"]
     (folder / "result.json").write_text(json.dumps({**result, "finished_at": "2026-01-01T00:00:00+00:00"}))
     code, out, _ = run(capsys, "verify", str(folder))
-    assert code == 0 and out.endswith(f"{folder}: ok ({result['summary']['samples']} assessments verified)\n")
+    assert code == 0 and out == f"{folder}: ok ({result['summary']['samples']} assessments verified)\n"
 
 
 def test_the_parser_is_built_without_pydantic_or_httpx() -> None:

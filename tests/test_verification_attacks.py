@@ -99,7 +99,8 @@ def test_an_auditable_reference_must_name_its_own_memory() -> None:
 
 def run(capsys: Any, *argv: str) -> tuple[int, str]:
     code = main(list(argv))
-    return code, capsys.readouterr().out
+    out, err = capsys.readouterr()
+    return code, out + err
 
 
 def test_verify_command_refuses_the_forgery_with_the_bundle(tmp_path: Path, capsys: Any) -> None:

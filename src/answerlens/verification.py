@@ -11,8 +11,15 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from answerlens.assessment import AnswerabilityAssessment
-from answerlens.audit import IDENTITY_FIELDS, assessment_sha256, evaluation_id, sha256_text
+from answerlens.assessment import AnswerabilityAssessment, provenance
+from answerlens.audit import (
+    IDENTITY_FIELDS,
+    PROVENANCE_FIELDS,
+    assessment_sha256,
+    evaluation_id,
+    provenance_sha256,
+    sha256_text,
+)
 from answerlens.citations import check_reply, valid_references
 from answerlens.errors import json_path
 from answerlens.prompts import RawAssessment, ReplyError, parse_reply
@@ -80,6 +87,7 @@ def verify_assessment(assessment: BaseModel | Mapping[str, Any], *,
         *_hash_problems(data, recomputed_id, recomputed_sha),
         *_verdict_problems(data, statuses),
         *_requirement_problems(requirements),
+        *_provenance_problems(data),
     ]
     typed, shape = _typed(data)
     problems += shape
@@ -106,6 +114,30 @@ def _hash_problems(data: Mapping[str, Any], recomputed_id: str, recomputed_sha: 
     if isinstance(raw_text, str) and raw_sha is not None and sha256_text(raw_text) != raw_sha:
         problems.append("raw_output_sha256 does not match the recorded raw_output_text")
     return problems
+
+
+def _provenance_problems(data: Mapping[str, Any]) -> list[str]:
+    recorded = data.get("provenance_sha256")
+    if recorded is None:
+        return []
+    fresh = provenance_sha256(provenance(data))
+    if fresh == recorded:
+        return []
+    return [f"provenance_sha256 {recorded} does not match where the reply is recorded to come from "
+            f"({', '.join(PROVENANCE_FIELDS)}: {fresh})"]
+
+
+def provenance_note(assessment: BaseModel | Mapping[str, Any]) -> str | None:
+    """What verify says of an assessment of ours whose provenance no hash covers (made before
+    ``provenance_sha256``, or with it removed); None when it is covered, or the assessment is PRME's own."""
+    data = assessment.model_dump(mode="json") if isinstance(assessment, BaseModel) else assessment
+    if not isinstance(data, Mapping) or data.get("provenance_sha256") is not None:
+        return None
+    ours = any(data.get(name) is not None for name in ("provider_metadata", "raw_output_text", "raw_output"))
+    if not ours:
+        return None
+    return ("provenance_sha256 absent: provider, model, origin and recording are covered by no hash "
+            "(made before answerlens recorded it, or removed)")
 
 
 def _verdict_problems(data: Mapping[str, Any], statuses: list[AnswerabilityStatus]) -> list[str]:

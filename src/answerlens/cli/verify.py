@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,22 +43,27 @@ def run(args: argparse.Namespace) -> int:
     if not found:
         raise UsageError(f"{path}: no assessment found (expected an assessment or a trial result file)")
     bundle = load_source(args.bundle) if args.bundle else None
-    from answerlens.verification import recording_mark
+    from answerlens.verification import provenance_note, recording_mark
 
-    failures = 0
+    failures = uncovered = 0
     for item in found:
         mark = recording_mark(item.data) if isinstance(item.data, dict) else None
         if mark:
             print(f"{_label(item)}: note: {mark}")
+        if isinstance(item.data, dict) and provenance_note(item.data):
+            uncovered += 1
         problems = verification_problems(item.data, bundle)
         if problems:
             failures += 1
             for problem in problems:
                 print(f"{_label(item)}: {problem}")
     total = len(found)
+    if uncovered:
+        print(f"{path}: note: {uncovered} of {total} assessment(s) carry no provenance_sha256: their provider, "
+              "model, origin and recording are covered by no hash", file=sys.stderr)
     if bundle is None:
         print(f"{path}: note: cited references were not resolved in an exact context (the memory each names is "
-              "taken as recorded); pass --bundle FILE to re-derive every citation from it")
+              "taken as recorded); pass --bundle FILE to re-derive every citation from it", file=sys.stderr)
     if failures:
         print(f"{path}: {failures} of {total} assessment(s) have problems")
         return EXIT_PROBLEMS

@@ -15,6 +15,7 @@ from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import EvidencePolicy
 from answerlens.explanation import HASH_FIELDS, why
 from answerlens.report import download as report_download
+from answerlens.report.assessment import hash_coverage_html
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.ui.common import history, opinion_markup, provenance, runner
 from answerlens.ui.common.endpoint_view import Choice
@@ -266,6 +267,8 @@ def _audit(entry: history.Entry) -> None:
     with st.expander("Audit", expanded=True):
         st.html(facts_html(viewmodel.audit_facts(a, entry.label)))
         st.html(hashes_html({name: getattr(a, name) for name in HASH_FIELDS}), unsafe_allow_javascript=True)
+        st.markdown("**What each hash covers**")
+        st.html(hash_coverage_html())
 
 
 def _downloads(prefix: str, entry: history.Entry) -> None:
