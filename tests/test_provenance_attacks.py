@@ -62,6 +62,10 @@ def test_a_forced_output_forced_again_stays_forced_through_report_and_verify(cap
     sample = load_sample(SAMPLE)
     html = assessment_report(json.loads(again.read_text()), question=OTHER, context=sample.load().exact_context)
     assert "FORCED replay" in html and verify_report(html).ok
+    report = tmp_path / "again.html"
+    report.write_text(html)
+    code, out, _ = run(capsys, "verify", str(report))
+    assert code == 0 and "note: FORCED replay: recorded for another question" in out
 
 
 def test_an_unbound_output_replayed_stays_unbound(capsys: Any, tmp_path: Path) -> None:

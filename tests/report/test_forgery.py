@@ -102,3 +102,14 @@ def test_text_outside_the_document_is_located_as_such(edit: Any, place: str) -> 
     assert embedded(html)
     (problem,) = verify_report(edit(html)).problems
     assert f"({place})" in problem, problem
+
+
+def test_verify_of_a_report_says_what_it_took_as_recorded(tmp_path: Any, capsys: Any) -> None:
+    from answerlens.cli import main
+
+    path = tmp_path / "report.html"
+    path.write_text(prme_report(PUBLISHED))
+    assert main(["verify", str(path)]) == 0
+    assert "which memory each reference names was taken as recorded" in capsys.readouterr().err
+    assert main(["verify", str(path), "--bundle", str(PRME / "bundles" / "bundle_reader_citations.json")]) == 0
+    assert "taken as recorded" not in capsys.readouterr().err

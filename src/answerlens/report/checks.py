@@ -25,7 +25,7 @@ from answerlens.trials.gates import Gate, evaluate_gates
 from answerlens.trials.log import ResultKind, TrialSample, UpstreamSample, parse_samples, round_trip_problem
 from answerlens.trials.result import TrialResult
 from answerlens.trials.summary import summarize
-from answerlens.verification import verify_assessment
+from answerlens.verification import provenance_note, recording_mark, verify_assessment
 
 
 def input_problems(data: AssessmentData) -> list[str]:
@@ -114,6 +114,31 @@ def _is_uuid(token: str) -> bool:
         return str(UUID(token)) == token
     except ValueError:
         return False
+
+
+def report_notes(report: AssessmentData | TrialData, *,
+                 bundle: MemoryBundle | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What verify says beside its verdict: the replay marks of every assessment in a report's data, then the
+    caveats (provenance no hash covers; for a reader or compact context verified without its bundle, that which
+    memory a reference names was taken as recorded)."""
+    if isinstance(report, TrialData):
+        samples = report.result.get("samples")
+        found = [(f"samples[{index}] ", sample.get("assessment")) for index, sample in
+                 enumerate(samples if isinstance(samples, list) else []) if isinstance(sample, Mapping)]
+    else:
+        found = [("", split_document(report.document)[0])]
+    assessments = [(where, data) for where, data in found if isinstance(data, Mapping)]
+    marks = [f"{where}{mark}" for where, data in assessments if (mark := recording_mark(data))]
+    uncovered = sum(provenance_note(data) is not None for _, data in assessments)
+    caveats = [f"{uncovered} of {len(assessments)} assessment(s) carry no provenance_sha256: their provider, model, "
+               "origin and recording are covered by no hash"] if uncovered else []
+    if isinstance(report, AssessmentData) and bundle is None:
+        fmt = context_format_of(report.context) or report.context_format
+        if fmt in (ContextFormat.READER, ContextFormat.COMPACT) and any(
+                item.get("evidence_refs") for item in _requirements(report.document)):
+            caveats.append(f"which memory each reference names was taken as recorded (a {fmt.value} context does "
+                           "not print it): pass --bundle to check it")
+    return tuple(marks), tuple(caveats)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from answerlens.errors import ReportError
 from answerlens.records import MemoryBundle
-from answerlens.report.checks import assessment_problems
+from answerlens.report.checks import assessment_problems, report_notes
 from answerlens.report.document import problems_of, rendered
 from answerlens.report.embedded import FORMAT_VERSION, OPEN, AssessmentData, envelope_of, extract, generator
 
@@ -22,6 +22,10 @@ class ReportCheck:
 
     kind: str
     problems: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+    """Replay marks (forced or unbound) of the assessments in it."""
+    caveats: tuple[str, ...] = ()
+    """What the checks could not cover: provenance no hash covers, references taken as recorded."""
 
     @property
     def ok(self) -> bool:
@@ -53,7 +57,7 @@ def verify_report(html: str, *, bundle: MemoryBundle | None = None) -> ReportChe
                      if problem not in problems]
     if page != html:
         problems.append(page_difference(html, page))
-    return ReportCheck(kind, tuple(problems))
+    return ReportCheck(kind, tuple(problems), *report_notes(envelope.report, bundle=bundle))
 
 
 def page_difference(found: str, expected: str) -> str:
