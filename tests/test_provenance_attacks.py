@@ -182,3 +182,22 @@ def test_parity_hashes_are_unchanged_by_provenance(capsys: Any, tmp_path: Path) 
     data = json.loads(forced_run(capsys, tmp_path).read_text())
     prme = AnswerabilityAssessment.model_validate(data).prme_dict()
     assert "provenance_sha256" not in prme
+
+
+@pytest.mark.parametrize("strip_hash", [pytest.param(False, id="hash_kept"), pytest.param(True, id="hash_removed")])
+def test_a_forced_output_relabelled_live_does_not_replay_as_bound(capsys: Any, tmp_path: Path,
+                                                                   strip_hash: bool) -> None:
+    """The forced run's recording removed from its JSON (origin set live) before replaying it: refused while the
+    provenance hash says otherwise, and never bound once no hash covers where the reply came from."""
+    forced = forced_run(capsys, tmp_path)
+    data = json.loads(forced.read_text())
+    data["provider_metadata"].update(origin="live", recorded=False, recording=None)
+    if strip_hash:
+        data.pop("provenance_sha256")
+    forced.write_text(json.dumps(data))
+    code, out, err = run(capsys, "assess", str(SAMPLE), "-q", OTHER, "--provider", "replay",
+                         "--replay-file", str(forced), "--json")
+    if strip_hash:
+        assert code == 0 and json.loads(out)["provider_metadata"]["recording"]["match"] == "unbound"
+    else:
+        assert code == 2 and "provenance_sha256" in err

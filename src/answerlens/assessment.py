@@ -6,7 +6,6 @@ The pipeline reads left to right: prepared inputs → parsed reply → citation 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
@@ -26,6 +25,7 @@ from answerlens.audit import (
     canonical_json,
     configuration_sha256,
     evaluation_id,
+    provenance,
     provenance_sha256,
     sha256_text,
 )
@@ -167,15 +167,6 @@ class AnswerabilityAssessment(BaseModel):
             item.pop("claimed_status")
             item.pop("citations")
         return data
-
-
-def provenance(data: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields ``provenance_sha256`` covers, from an assessment's JSON (``PROVENANCE_FIELDS``)."""
-    meta = data.get("provider_metadata")
-    meta = meta if isinstance(meta, Mapping) else {}
-    return {"provider": data.get("provider"), "model": data.get("model"), "model_called": data.get("model_called"),
-            "engine": meta.get("engine"), "base_url": meta.get("base_url"), "origin": meta.get("origin"),
-            "recording": meta.get("recording")}
 
 
 @dataclass(frozen=True)

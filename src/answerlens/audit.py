@@ -85,6 +85,15 @@ def assessment_sha256(
     return sha256_text(canonical_json(result))
 
 
+def provenance(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields ``provenance_sha256`` covers, from an assessment's JSON (``PROVENANCE_FIELDS``)."""
+    meta = data.get("provider_metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    return {"provider": data.get("provider"), "model": data.get("model"), "model_called": data.get("model_called"),
+            "engine": meta.get("engine"), "base_url": meta.get("base_url"), "origin": meta.get("origin"),
+            "recording": meta.get("recording")}
+
+
 def provenance_sha256(provenance: Mapping[str, Any]) -> str:
     """Identity of where a reply came from (``PROVENANCE_FIELDS``), so relabelling it is caught."""
     return sha256_text(canonical_json({name: provenance[name] for name in PROVENANCE_FIELDS}))

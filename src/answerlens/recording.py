@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, computed_field, model_validator
 
-from answerlens.audit import sha256_text
+from answerlens.audit import provenance, provenance_sha256, sha256_text
 from answerlens.errors import RecordingMismatchError
 
 HAND_WRITTEN = "hand-written"
@@ -275,7 +275,10 @@ def recording_of_assessment(data: Mapping[str, Any], *, question: str | None = N
     A live reply is bound to the inputs the assessment hashes. A replayed one keeps the recording it replayed:
     its author and its ORIGINAL binding, so a forced replay's reply stays bound to the inputs it really
     answered (replaying it for the forced inputs is refused again, or forced and marked again), and an unbound
-    one stays unbound. ``question`` and ``answer`` are kept only when they hash to that binding.
+    one stays unbound. An assessment whose provenance or reply was edited (its ``provenance_sha256`` or
+    ``raw_output_sha256`` no longer matches) is a ``RecordingError``; one whose provenance no hash covers cannot
+    prove it was not replayed, so its recording is unbound. ``question`` and ``answer`` are kept only when they
+    hash to the binding.
     """
     from pydantic import ValidationError
 
@@ -287,10 +290,14 @@ def recording_of_assessment(data: Mapping[str, Any], *, question: str | None = N
         if not isinstance(data.get("raw_output"), dict):
             raise RecordingError(f"{where}: this assessment holds no model reply to replay")
         text = json.dumps(data["raw_output"], ensure_ascii=False)
+    _check_hashes(data, text, where)
     meta = data.get("provider_metadata")
     replayed = meta.get("recording") if isinstance(meta, Mapping) else None
+    covered = data.get("provenance_sha256") is not None
     try:
-        if replayed is not None:
+        if replayed is None and not covered:
+            author, binding = data.get("model"), None
+        elif replayed is not None:
             ref = RecordingRef.model_validate(replayed)
             author, binding = ref.author, ref.binding
         else:
@@ -308,3 +315,16 @@ def recording_of_assessment(data: Mapping[str, Any], *, question: str | None = N
     if question is not None and recording.restorable is None:
         recording = recording.model_copy(update={"question": None, "answer": None})
     return recording
+
+
+def _check_hashes(data: Mapping[str, Any], text: str, where: str) -> None:
+    from answerlens.errors import RecordingError
+
+    recorded = data.get("provenance_sha256")
+    if recorded is not None and provenance_sha256(provenance(data)) != recorded:
+        raise RecordingError(f"{where}: its provenance_sha256 does not match where the reply is recorded to come "
+                             "from (provider, model, origin, recording): not replayed, as its binding cannot be "
+                             "trusted; verify it with `answerlens verify`")
+    raw_sha = data.get("raw_output_sha256")
+    if isinstance(data.get("raw_output_text"), str) and raw_sha is not None and sha256_text(text) != raw_sha:
+        raise RecordingError(f"{where}: its raw_output_text does not match raw_output_sha256 (the reply was edited)")

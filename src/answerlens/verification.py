@@ -11,12 +11,13 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from answerlens.assessment import AnswerabilityAssessment, provenance
+from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import (
     IDENTITY_FIELDS,
     PROVENANCE_FIELDS,
     assessment_sha256,
     evaluation_id,
+    provenance,
     provenance_sha256,
     sha256_text,
 )
