@@ -146,6 +146,17 @@ def test_a_shard_with_an_edited_sample_is_refused_naming_it(runs: Path, tmp_path
     assert not (tmp_path / "out" / "result.json").exists()
 
 
+def test_a_shard_whose_sample_file_was_edited_is_refused(runs: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "s3"
+    shutil.copytree(runs / "s3", broken)
+    path = sorted((broken / "samples").glob("*.json"))[0]
+    sample = json.loads(path.read_text())
+    sample["label"] = "unanswerable" if sample["label"] == "answerable" else "answerable"
+    path.write_text(json.dumps(sample, indent=2, ensure_ascii=False) + "\n")
+    with pytest.raises(TrialError, match=rf"s3: .*{path.name}"):
+        merge_shards([runs / "s1", runs / "s2", broken], tmp_path / "out")
+
+
 def test_merge_needs_the_runs_dataset(runs: Path, tmp_path: Path) -> None:
     moved = tmp_path / "elsewhere"
     shutil.copytree(runs, moved, ignore=shutil.ignore_patterns("merged*"))

@@ -82,10 +82,11 @@ def _read(path: Path) -> _Part:
 
 
 def _check_against_dataset(parts: list[_Part], dataset: Dataset) -> None:
-    """Every shard's result against the run's dataset and configuration: records, labels, case hashes, and every
-    assessment re-derived from its case's bundle. The first shard with a problem is refused, naming them."""
+    """Every shard's result against its own sample files and the run's dataset and configuration: records, labels,
+    case hashes, and every assessment re-derived from its case's bundle. The first shard with a problem is
+    refused, naming them."""
     for part in parts:
-        problems = dataset_problems(part.result, dataset)
+        problems = folder.folder_problems(part.folder, part.result) + dataset_problems(part.result, dataset)
         if problems:
             shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
             raise TrialError(f"{part.folder}: does not match the run's dataset and configuration: {shown}")
