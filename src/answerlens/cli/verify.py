@@ -34,6 +34,9 @@ def add_commands(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     path: Path = args.file
     if path.is_file() and is_html(path):  # a report: its embedded data, and its page rendered again
+        if args.dataset is not None:
+            raise UsageError("--dataset applies to a trial result or run folder; a trial report holds no contexts "
+                             "(verify the run folder with --dataset)")
         return verify_file(path, args.bundle)
     found, result = _found(path)
     if not found:
