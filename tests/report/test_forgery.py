@@ -96,12 +96,16 @@ def test_a_context_without_a_header_and_no_format_is_not_verified() -> None:
 @pytest.mark.parametrize(("edit", "place"), [
     pytest.param(lambda html: html + "<p>added</p>", "after the document", id="after_html"),
     pytest.param(lambda html: "<p>added</p>" + html, "before the document", id="before_doctype"),
+    pytest.param(lambda html: html.replace("</body>", "<p>added</p></body>"), "after the embedded data block",
+                 id="after_the_data_block"),
+    pytest.param(lambda html: html.replace("</html>", "</html><p>added</p>"), "after the document",
+                 id="right_after_html"),
 ])
 def test_text_outside_the_document_is_located_as_such(edit: Any, place: str) -> None:
     html = report_of("speech_act_eslint")
     assert embedded(html)
     (problem,) = verify_report(edit(html)).problems
-    assert f"({place})" in problem, problem
+    assert f"({place}" in problem, problem
 
 
 def test_verify_of_a_report_says_what_it_took_as_recorded(tmp_path: Any, capsys: Any) -> None:

@@ -10,7 +10,7 @@ from answerlens.errors import ReportError
 from answerlens.records import MemoryBundle
 from answerlens.report.checks import assessment_problems, report_notes
 from answerlens.report.document import problems_of, rendered
-from answerlens.report.embedded import FORMAT_VERSION, OPEN, AssessmentData, envelope_of, extract, generator
+from answerlens.report.embedded import CLOSE, FORMAT_VERSION, OPEN, AssessmentData, envelope_of, extract, generator
 
 EXCERPT = 40
 """Characters shown on each side of the first difference."""
@@ -90,7 +90,9 @@ def _place(found: str, page: str, index: int) -> str:
         return "before the document"
     data = page.find(OPEN)
     if 0 <= data <= index:
-        return "in the embedded data block"
+        end = page.find(CLOSE, data)
+        return "in the embedded data block" if end < 0 or index < end + len(CLOSE) else \
+            "after the embedded data block, at the end of the page"
     if index < page.find("<main"):
         return "in the page head"
     start = page.rfind('<section id="', 0, index)
