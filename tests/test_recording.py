@@ -152,6 +152,10 @@ def test_an_assessment_file_is_a_recording_bound_by_its_hashes() -> None:
     data = {"evaluation_id": "e", "query_sha256": BOUND.query_sha256, "context_sha256": BOUND.context_sha256,
             "answer_sha256": None, "prompt_version": "v1", "prompt_sha256": "abc", "model": "m",
             "raw_output_text": '{"reasoning": "r"}'}
+    from answerlens.audit import provenance, provenance_sha256
+
+    assert recording_from_text(json.dumps(data)).ref.binding is None  # nothing proves it was not replayed
+    data["provenance_sha256"] = provenance_sha256(provenance(data))
     read = recording_from_text(json.dumps(data))
     assert read.text == '{"reasoning": "r"}' and read.ref.author == "m"
     assert read.ref.binding == BOUND.model_copy(update={"prompt_version": "v1", "prompt_sha256": "abc"})

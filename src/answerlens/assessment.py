@@ -11,13 +11,22 @@ from functools import cached_property
 from typing import Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, computed_field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    model_serializer,
+    model_validator,
+)
 
 from answerlens.audit import (
     assessment_sha256,
     canonical_json_ascii,
     configuration_sha256,
     evaluation_id,
+    provenance,
+    provenance_sha256,
     sha256_text,
 )
 from answerlens.citations import CitationDecision, RequirementCitations, check_reply, valid_references
@@ -127,6 +136,16 @@ class AnswerabilityAssessment(BaseModel):
     raw_output_text: str | None = None
     """answerlens: the model's reply exactly as received (``raw_output_sha256`` hashes it)."""
     provider_metadata: ProviderMetadata | None = None
+    provenance_sha256: str | None = None
+    """answerlens: sha256 of where the reply came from (``provenance``); None in PRME's assessments and in ours
+    made before it existed, whose provenance no hash covers (then left out of dumps, so they re-dump as read)."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("provenance_sha256", "") is None:
+            del data["provenance_sha256"]
+        return data
 
     @property
     def should_abstain(self) -> bool:
@@ -142,7 +161,7 @@ class AnswerabilityAssessment(BaseModel):
 
     def prme_dict(self) -> dict[str, Any]:
         """Only PRME's fields, as PRME dumps them."""
-        ours = {"raw_output", "raw_output_sha256", "raw_output_text", "provider_metadata"}
+        ours = {"raw_output", "raw_output_sha256", "raw_output_text", "provider_metadata", "provenance_sha256"}
         data = self.model_dump(mode="json", exclude=ours)
         for item in data["requirements"]:
             item.pop("claimed_status")
@@ -222,6 +241,8 @@ def derive(
     identity = _identity(inputs, config, prompt)
     eval_id = evaluation_id(identity)
     called = raw_text is not None
+    meta = provider_metadata.model_dump(mode="json") if provider_metadata is not None else None
+    source = {"provider": config.provider, "model": config.model, "model_called": called, "provider_metadata": meta}
     return AnswerabilityAssessment(
         verdict=verdict,
         recommended_action=action,
@@ -246,6 +267,7 @@ def derive(
         raw_output_sha256=sha256_text(raw_text) if raw_text is not None else None,
         raw_output_text=raw_text,
         provider_metadata=provider_metadata,
+        provenance_sha256=provenance_sha256(provenance(source)),
         **identity,
     )
 

@@ -22,6 +22,30 @@ HASHED_REQUIREMENT_FIELDS = ("evidence_ids", "evidence_refs", "explanation", "re
 """The fields of each requirement that ``assessment_sha256`` hashes (ids as text)."""
 
 
+PROVENANCE_FIELDS = ("provider", "model", "model_called", "engine", "base_url", "origin", "recording")
+"""What ``provenance_sha256`` hashes: where the reply came from (answerlens only; upstream has no such hash)."""
+
+HASH_COVERAGE = {
+    "query_sha256": "the question, whitespace-stripped",
+    "answer_sha256": "the draft answer, whitespace-stripped (null: no draft)",
+    "context_sha256": "the exact context the model saw (render().strip())",
+    "configuration_sha256": "every non-secret setting of the configuration (provider, model, base URL, "
+                            "temperature, ...), as configured; not recomputable from the assessment alone",
+    "prompt_sha256": "the system prompt's text",
+    "evaluation_id": "the five input hashes above and prompt_version (upstream's formula)",
+    "assessment_sha256": "the validated output: verdict, action, each requirement's text, status, evidence refs "
+                         "and ids and explanation, the citation errors, the reasoning and evaluation_id "
+                         "(upstream's formula)",
+    "raw_output_sha256": "the model's reply text exactly as received",
+    "provenance_sha256": "where the reply came from: provider, model, model_called, engine, base URL as recorded, "
+                         "origin (live or recorded) and the recording (author, source file and its sha256, "
+                         "binding, forced fields, match) (answerlens only)",
+}
+"""Which fields each recorded hash covers, in words, for the page, the report and the printout. Latency, attempts,
+token counts, finish reason and response format are covered by none; citation decisions and spans are
+re-derived by verify instead of hashed."""
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -74,6 +98,20 @@ def assessment_sha256(
         "verdict": verdict,
     }
     return sha256_text(canonical_json_ascii(result))
+
+
+def provenance(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields ``provenance_sha256`` covers, from an assessment's JSON (``PROVENANCE_FIELDS``)."""
+    meta = data.get("provider_metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    return {"provider": data.get("provider"), "model": data.get("model"), "model_called": data.get("model_called"),
+            "engine": meta.get("engine"), "base_url": meta.get("base_url"), "origin": meta.get("origin"),
+            "recording": meta.get("recording")}
+
+
+def provenance_sha256(provenance: Mapping[str, Any]) -> str:
+    """Identity of where a reply came from (``PROVENANCE_FIELDS``), so relabelling it is caught."""
+    return sha256_text(canonical_json_ascii({name: provenance[name] for name in PROVENANCE_FIELDS}))
 
 
 def _hashed_requirement(item: Mapping[str, Any]) -> dict[str, Any]:

@@ -114,13 +114,18 @@ def valid_references(bundle: MemoryBundle, context: str) -> dict[str, UUID]:
         }
     if bundle.context_format != ContextFormat.AUDITABLE:
         return {}
-    printed = {match.group(1) for match in _AUDITABLE_ID.finditer(context)}
+    printed = printed_record_ids(context)
     references: dict[str, UUID] = {}
     for _, candidate in bundle.candidates():
         token = str(candidate.node.id)
         if token in printed:
             references[token] = candidate.node.id
     return references
+
+
+def printed_record_ids(context: str) -> set[str]:
+    """Every record id an auditable context prints as ``"id":"…"``: its citable tokens."""
+    return {match.group(1) for match in _AUDITABLE_ID.finditer(context)}
 
 
 _READER_LABEL = re.compile(r"- \[([^\[\]\n]+)\]")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from answerlens.assessment import AnswerabilityAssessment, AnswerabilityRequirement
+from answerlens.audit import HASH_COVERAGE
 from answerlens.citations import CitationDecision, Decision, DiscardReason
 from answerlens.verdict import AnswerabilityStatus
 
@@ -21,6 +22,7 @@ HASH_FIELDS = (
     "configuration_sha256",
     "prompt_sha256",
     "raw_output_sha256",
+    "provenance_sha256",
 )
 
 
@@ -114,4 +116,6 @@ def report_lines(assessment: AnswerabilityAssessment) -> list[str]:
     lines += ["", "why: " + why(assessment), "", "hashes:"]
     lines += [f"  {name:<21} {getattr(assessment, name)}" for name in HASH_FIELDS]
     lines.append(f"  {'prompt_version':<21} {assessment.prompt_version}")
+    lines += ["", "what each hash covers:",
+              *(f"  {name:<21} {HASH_COVERAGE[name]}" for name in HASH_FIELDS if name in HASH_COVERAGE)]
     return lines

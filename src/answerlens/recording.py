@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, computed_field, model_validator
 
-from answerlens.audit import sha256_text
+from answerlens.audit import provenance, provenance_sha256, sha256_text
 from answerlens.errors import RecordingMismatchError
 
 HAND_WRITTEN = "hand-written"
@@ -265,17 +265,66 @@ def _from_recording_file(data: dict[str, Any], source: str | None, source_sha256
 
 
 def _from_assessment(data: dict[str, Any], source: str | None, source_sha256: str | None) -> Recording:
-    from answerlens.errors import RecordingError
+    return recording_of_assessment(data, source=source, source_sha256=source_sha256)
 
+
+def recording_of_assessment(data: Mapping[str, Any], *, question: str | None = None, answer: str | None = None,
+                            source: str | None = None, source_sha256: str | None = None) -> Recording:
+    """The recording of an assessment's reply (assessment JSON): the one place a result becomes a recording.
+
+    A live reply is bound to the inputs the assessment hashes. A replayed one keeps the recording it replayed:
+    its author and its ORIGINAL binding, so a forced replay's reply stays bound to the inputs it really
+    answered (replaying it for the forced inputs is refused again, or forced and marked again), and an unbound
+    one stays unbound. An assessment whose provenance or reply was edited (its ``provenance_sha256`` or
+    ``raw_output_sha256`` no longer matches) is a ``RecordingError``; one whose provenance no hash covers cannot
+    prove it was not replayed, so its recording is unbound. ``question`` and ``answer`` are kept only when they
+    hash to the binding.
+    """
+    from pydantic import ValidationError
+
+    from answerlens.errors import RecordingError, describe_validation
+
+    where = source or "assessment"
     text = data.get("raw_output_text")
     if not isinstance(text, str):
         if not isinstance(data.get("raw_output"), dict):
-            raise RecordingError(f"{source or 'assessment'}: this assessment holds no model reply to replay")
+            raise RecordingError(f"{where}: this assessment holds no model reply to replay")
         text = json.dumps(data["raw_output"], ensure_ascii=False)
-    meta = data.get("provider_metadata") or {}
-    recorded = (meta.get("recording") or {}) if isinstance(meta, dict) else {}
-    author = recorded.get("author") if recorded else data.get("model")
-    binding = RecordingBinding(query_sha256=data["query_sha256"], answer_sha256=data.get("answer_sha256"),
-                               context_sha256=data["context_sha256"], prompt_version=data.get("prompt_version"),
-                               prompt_sha256=data.get("prompt_sha256"))
-    return Recording.of(text, author=author, source=source, source_sha256=source_sha256, binding=binding)
+    _check_hashes(data, text, where)
+    meta = data.get("provider_metadata")
+    replayed = meta.get("recording") if isinstance(meta, Mapping) else None
+    covered = data.get("provenance_sha256") is not None
+    try:
+        if replayed is None and not covered:
+            author, binding = data.get("model"), None
+        elif replayed is not None:
+            ref = RecordingRef.model_validate(replayed)
+            author, binding = ref.author, ref.binding
+        else:
+            author = data.get("model")
+            binding = RecordingBinding(query_sha256=data["query_sha256"], answer_sha256=data.get("answer_sha256"),
+                                       context_sha256=data["context_sha256"],
+                                       prompt_version=data.get("prompt_version"),
+                                       prompt_sha256=data.get("prompt_sha256"))
+    except ValidationError as exc:
+        raise RecordingError(f"{where}: its recording does not read ({describe_validation(exc)})") from None
+    except KeyError as exc:
+        raise RecordingError(f"{where}: not an assessment (no {exc.args[0]})") from None
+    recording = Recording.of(text, author=author, source=source, source_sha256=source_sha256, binding=binding,
+                             question=question, answer=answer)
+    if question is not None and recording.restorable is None:
+        recording = recording.model_copy(update={"question": None, "answer": None})
+    return recording
+
+
+def _check_hashes(data: Mapping[str, Any], text: str, where: str) -> None:
+    from answerlens.errors import RecordingError
+
+    recorded = data.get("provenance_sha256")
+    if recorded is not None and provenance_sha256(provenance(data)) != recorded:
+        raise RecordingError(f"{where}: its provenance_sha256 does not match where the reply is recorded to come "
+                             "from (provider, model, origin, recording): not replayed, as its binding cannot be "
+                             "trusted; verify it with `answerlens verify`")
+    raw_sha = data.get("raw_output_sha256")
+    if isinstance(data.get("raw_output_text"), str) and raw_sha is not None and sha256_text(text) != raw_sha:
+        raise RecordingError(f"{where}: its raw_output_text does not match raw_output_sha256 (the reply was edited)")

@@ -164,6 +164,21 @@ def context_header(sections: dict[str, tuple[Candidate, ...]], context_format: C
     return header + OPEN_START_NOTES[context_format] if open_start else header
 
 
+_HEADER_STARTS = ((ContextFormat.READER, READER_HEADER.split("{", 1)[0]),  # up to where citations change it
+                  (ContextFormat.COMPACT, COMPACT_HEADER.split(",", 1)[0]),
+                  (ContextFormat.AUDITABLE, AUDITABLE_HEADER))
+
+
+def context_format_of(context: str) -> ContextFormat | None:
+    """The format a context was rendered in, from its header line (PRME's and ours share them); None when no
+    line among the first few (coverage notice, guidance, header) starts like one."""
+    for line in context.split("\n", 4)[:4]:
+        for fmt, start in _HEADER_STARTS:
+            if line.startswith(start):
+                return fmt
+    return None
+
+
 def shows_speaker(candidate: Candidate) -> bool:
     """Whether this record's reader line shows a speaker label (the text does not already begin with it)."""
     speaker = candidate.node.speaker

@@ -12,7 +12,15 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
-from answerlens.audit import IDENTITY_FIELDS, assessment_sha256, evaluation_id, sha256_text
+from answerlens.audit import (
+    IDENTITY_FIELDS,
+    PROVENANCE_FIELDS,
+    assessment_sha256,
+    evaluation_id,
+    provenance,
+    provenance_sha256,
+    sha256_text,
+)
 from answerlens.citations import check_reply, valid_references
 from answerlens.errors import json_path
 from answerlens.prompts import RawAssessment, ReplyError, parse_reply
@@ -32,6 +40,9 @@ class VerificationReport(BaseModel):
     """Recomputed from the recorded input hashes."""
     assessment_sha256: str | None = None
     """Recomputed from the recorded output."""
+    context_checked: bool = False
+    """Whether every cited reference was resolved in an exact context (a bundle was given); without one, only the
+    assessment's own consistency is checked, and which memory a reference names is taken as recorded."""
 
 
 _REQUIRED = (
@@ -77,18 +88,19 @@ def verify_assessment(assessment: BaseModel | Mapping[str, Any], *,
         *_hash_problems(data, recomputed_id, recomputed_sha),
         *_verdict_problems(data, statuses),
         *_requirement_problems(requirements),
+        *_provenance_problems(data),
     ]
     typed, shape = _typed(data)
     problems += shape
     if bundle is not None:
-        problems += _bundle_problems(data, bundle)
+        mismatch = _bundle_problems(data, bundle)
+        problems += mismatch or reference_problems(requirements, valid_references(bundle, bundle.exact_context))
     if typed is not None and not any(problem.startswith("context_sha256") for problem in problems):
         problems += _reply_problems(typed, bundle)
     if typed is not None:
         problems += _recording_problems(typed)
-    return VerificationReport(
-        ok=not problems, problems=tuple(problems), evaluation_id=recomputed_id, assessment_sha256=recomputed_sha
-    )
+    return VerificationReport(ok=not problems, problems=tuple(problems), evaluation_id=recomputed_id,
+                              assessment_sha256=recomputed_sha, context_checked=bundle is not None)
 
 
 def _hash_problems(data: Mapping[str, Any], recomputed_id: str, recomputed_sha: str) -> list[str]:
@@ -103,6 +115,30 @@ def _hash_problems(data: Mapping[str, Any], recomputed_id: str, recomputed_sha: 
     if isinstance(raw_text, str) and raw_sha is not None and sha256_text(raw_text) != raw_sha:
         problems.append("raw_output_sha256 does not match the recorded raw_output_text")
     return problems
+
+
+def _provenance_problems(data: Mapping[str, Any]) -> list[str]:
+    recorded = data.get("provenance_sha256")
+    if recorded is None:
+        return []
+    fresh = provenance_sha256(provenance(data))
+    if fresh == recorded:
+        return []
+    return [f"provenance_sha256 {recorded} does not match where the reply is recorded to come from "
+            f"({', '.join(PROVENANCE_FIELDS)}: {fresh})"]
+
+
+def provenance_note(assessment: BaseModel | Mapping[str, Any]) -> str | None:
+    """What verify says of an assessment of ours whose provenance no hash covers (made before
+    ``provenance_sha256``, or with it removed); None when it is covered, or the assessment is PRME's own."""
+    data = assessment.model_dump(mode="json") if isinstance(assessment, BaseModel) else assessment
+    if not isinstance(data, Mapping) or data.get("provenance_sha256") is not None:
+        return None
+    ours = any(data.get(name) is not None for name in ("provider_metadata", "raw_output_text", "raw_output"))
+    if not ours:
+        return None
+    return ("provenance_sha256 absent: provider, model, origin and recording are covered by no hash "
+            "(made before answerlens recorded it, or removed)")
 
 
 def _verdict_problems(data: Mapping[str, Any], statuses: list[AnswerabilityStatus]) -> list[str]:
@@ -138,6 +174,36 @@ def _requirement_problems(requirements: Sequence[Mapping[str, Any]]) -> list[str
         if len(set(map(str, ids))) < needed:
             problems.append(f"requirement[{index}] is {item['status']} with fewer than {needed} distinct memories")
     return problems
+
+
+def reference_problems(requirements: Sequence[Mapping[str, Any]], references: Mapping[str, UUID]) -> list[str]:
+    """Every kept reference must resolve, in the exact context, to the memory recorded beside it, and no
+    requirement may hold a memory twice: so a requirement's status is re-derived from the context even when the
+    assessment carries no raw reply and no decisions (PRME's shape)."""
+    problems = []
+    for index, item in enumerate(requirements):
+        seen: set[UUID] = set()
+        for number, (ref, recorded) in enumerate(zip(item["evidence_refs"], item["evidence_ids"], strict=False)):
+            resolved = references.get(ref) if isinstance(ref, str) else None
+            if resolved is None:
+                problems.append(f"requirements[{index}].evidence_refs[{number}]: {ref!r} does not resolve in the "
+                                "exact context, so it supports nothing")
+                continue
+            if _uuid(recorded) != resolved:
+                problems.append(f"requirements[{index}].evidence_ids[{number}]: {ref!r} names memory {resolved} in "
+                                f"the exact context, not the recorded {recorded}")
+            if resolved in seen:
+                problems.append(f"requirements[{index}].evidence_refs[{number}]: cites memory {resolved} more "
+                                "than once")
+            seen.add(resolved)
+    return problems
+
+
+def _uuid(value: Any) -> UUID | None:
+    try:
+        return value if isinstance(value, UUID) else UUID(str(value))
+    except ValueError:
+        return None
 
 
 def _typed(data: Mapping[str, Any]) -> tuple[AnswerabilityAssessment | None, list[str]]:

@@ -106,7 +106,7 @@ def test_a_report_made_by_another_version_is_not_compared() -> None:
 
     check = verify_report(with_data(report_of("speech_act_eslint"), change))
     (problem,) = check.problems
-    assert problem.startswith("generator: made by answerlens 0.0.1 (report format 1); this is answerlens ")
+    assert problem.startswith("generator: made by answerlens 0.0.1 (report format 2); this is answerlens ")
     assert "verify it with the version that made it" in problem
 
 

@@ -96,3 +96,77 @@ def test_a_shard_that_lost_a_sample_is_refused_naming_it(runs: Path, tmp_path: P
     (broken / "result.json").write_text(json.dumps(result))
     with pytest.raises(TrialError, match=rf"s1: shard 1/3 lacks {lost['case_id']} repeat {lost['repeat']}"):
         merge_shards([broken, runs / "s2", runs / "s3"], tmp_path / "out")
+
+
+def _relabel(result: dict[str, Any]) -> str:
+    sample = next(item for item in result["samples"] if item["label"] == "answerable")
+    flipped = "unanswerable"
+    sample["label"] = flipped
+    for question in result["questions"]:
+        if question["question_id"] == sample["case_id"]:
+            question["label"] = flipped
+    return "label"
+
+
+def _set_on_sample(name: str, value: str) -> Any:
+    def edit(result: dict[str, Any]) -> str:
+        result["samples"][0][name] = value
+        return name
+    return edit
+
+
+def _question_text(result: dict[str, Any]) -> str:
+    result["questions"][0]["question"] += " (edited)"
+    return "question"
+
+
+def _verdict(result: dict[str, Any]) -> str:
+    sample = next(item for item in result["samples"] if item["assessment"])
+    sample["assessment"]["recommended_action"] = "answer" if sample["assessment"]["recommended_action"] != "answer" \
+        else "abstain"
+    return "recommended_action"
+
+
+@pytest.mark.parametrize("edit", [
+    pytest.param(_relabel, id="relabelled"),
+    pytest.param(_set_on_sample("configuration_sha256", "1" * 64), id="foreign_configuration"),
+    pytest.param(_set_on_sample("dataset_sha256", "2" * 64), id="foreign_dataset"),
+    pytest.param(_set_on_sample("case_sha256", "3" * 64), id="changed_case_hash"),
+    pytest.param(_question_text, id="changed_question_text"),
+    pytest.param(_verdict, id="verdict_no_longer_verifies"),
+])
+def test_a_shard_with_an_edited_sample_is_refused_naming_it(runs: Path, tmp_path: Path, edit: Any) -> None:
+    broken = tmp_path / "s2"
+    shutil.copytree(runs / "s2", broken)
+    result = json.loads((broken / "result.json").read_text())
+    field = edit(result)
+    (broken / "result.json").write_text(json.dumps(result))
+    with pytest.raises(TrialError, match=rf"s2: .*{field}"):
+        merge_shards([runs / "s1", broken, runs / "s3"], tmp_path / "out")
+    assert not (tmp_path / "out" / "result.json").exists()
+
+
+def test_a_shard_whose_sample_file_was_edited_is_refused(runs: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "s3"
+    shutil.copytree(runs / "s3", broken)
+    path = sorted((broken / "samples").glob("*.json"))[0]
+    sample = json.loads(path.read_text())
+    sample["label"] = "unanswerable" if sample["label"] == "answerable" else "answerable"
+    path.write_text(json.dumps(sample, indent=2, ensure_ascii=False) + "\n")
+    with pytest.raises(TrialError, match=rf"s3: .*{path.name}"):
+        merge_shards([runs / "s1", runs / "s2", broken], tmp_path / "out")
+
+
+def test_merge_needs_the_runs_dataset(runs: Path, tmp_path: Path) -> None:
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(runs, moved, ignore=shutil.ignore_patterns("merged*"))
+    (moved / "cases.json").rename(moved / "renamed.json")
+    parts = [moved / "s1", moved / "s2", moved / "s3"]
+    for part in parts:  # the dataset path recorded in them is the fixture's; point it at the moved (gone) file
+        data = json.loads((part / "result.json").read_text())
+        data["dataset"]["path"] = str(moved / "cases.json")
+        (part / "result.json").write_text(json.dumps(data))
+    with pytest.raises(TrialError, match="--dataset"):
+        merge_shards(parts, tmp_path / "out")
+    merged, _ = merge_shards(parts, tmp_path / "out", dataset=load_dataset(moved / "renamed.json"))
+    assert len(merged.samples) == 21

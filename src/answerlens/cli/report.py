@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -133,5 +134,9 @@ def verify_file(path: Path, bundle_path: str | None) -> int:
             print(f"{check.kind} report: {problem}")
         print(f"{path}: {len(check.problems)} problem(s)")
         return EXIT_PROBLEMS
+    for note in check.notes:
+        print(f"{check.kind} report: note: {note}")
+    for caveat in check.caveats:
+        print(f"{path}: note: {caveat}", file=sys.stderr)
     print(f"{path}: ok ({check.kind} report: embedded data verified, page re-rendered identically)")
     return EXIT_OK

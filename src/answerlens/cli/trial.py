@@ -64,6 +64,8 @@ def add_commands(commands: Any) -> None:
     merge.add_argument("shards", type=Path, nargs="+", metavar="DIR", help="the shards' run directories")
     merge.add_argument("--out", type=Path, required=True, help="a fresh directory for the merged run")
     merge.add_argument("--gates", type=Path, help="JSON mapping gate name to threshold (default: the default gates)")
+    merge.add_argument("--dataset", type=Path, help="the run's dataset, to check every sample against (default: the "
+                       "file the run recorded, when it is still there unchanged)")
     merge.set_defaults(handler=run_merge)
 
 
@@ -193,12 +195,14 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def run_merge(args: argparse.Namespace) -> int:
+    from answerlens.trials.dataset import load_dataset
     from answerlens.trials.gates import load_gates
     from answerlens.trials.merge import merge_shards
     from answerlens.trials.report import report_lines
 
     gates = load_gates(args.gates) if args.gates else None
-    result, path = merge_shards(args.shards, args.out, gates=gates)
+    dataset = load_dataset(args.dataset) if args.dataset else None
+    result, path = merge_shards(args.shards, args.out, gates=gates, dataset=dataset)
     print(f"merged {len(args.shards)} shards: {len(result.samples)} samples; result: {path}", file=sys.stderr)
     print("\n".join(report_lines(result, path)))
     return _gates_exit(result)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,7 @@ from answerlens.cli.report import is_html, verify_file
 
 if TYPE_CHECKING:
     from answerlens.trials.found import FoundAssessment
+    from answerlens.trials.result import TrialResult
 
 SECOND_OPINION_KEY = "second_opinion"
 """The key of a printed second opinion (``answerlens.second_opinion.document.KEY``; a test pins them)."""
@@ -20,46 +22,102 @@ SECOND_OPINION_KEY = "second_opinion"
 def add_commands(commands: Any) -> None:
     verify = commands.add_parser("verify", help="verify an assessment, a trial result or an HTML report")
     verify.add_argument("file", type=Path)
-    verify.add_argument("--bundle", help="the bundle the assessment was made over: re-derive every citation "
+    source = verify.add_mutually_exclusive_group()
+    source.add_argument("--bundle", help="the bundle the assessment was made over: re-derive every citation "
                         "decision and span from its exact context")
+    source.add_argument("--dataset", type=Path, help="the dataset a trial result or run folder was made over: "
+                        "check every sample's label, case hash and inputs against it and re-derive every citation "
+                        "from its case's bundle")
     verify.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from answerlens.json_reader import read_json
-    from answerlens.trials.found import holds_trial_log, plain_assessments
-
     path: Path = args.file
     if path.is_file() and is_html(path):  # a report: its embedded data, and its page rendered again
+        if args.dataset is not None:
+            raise UsageError("--dataset applies to a trial result or run folder; a trial report holds no contexts "
+                             "(verify the run folder with --dataset)")
         return verify_file(path, args.bundle)
-    data = None if path.is_dir() else read_json(path)
-    if data is None or holds_trial_log(data):  # a result, a run folder or a sample: through the trial log
-        from answerlens.trials.reader import assessments_in, assessments_of, read_trial
-
-        found = assessments_of(read_trial(path)) if data is None else assessments_in(data, str(path))
-    else:
-        found = plain_assessments(data)
+    found, result = _found(path)
     if not found:
         raise UsageError(f"{path}: no assessment found (expected an assessment or a trial result file)")
     bundle = load_source(args.bundle) if args.bundle else None
-    from answerlens.verification import recording_mark
+    bundles, other = _trial_checks(path, result, args.dataset)
+    for problem in other:
+        print(f"{path}: {problem}")
+    from answerlens.verification import provenance_note, recording_mark
 
-    failures = 0
+    failures = uncovered = 0
     for item in found:
         mark = recording_mark(item.data) if isinstance(item.data, dict) else None
         if mark:
             print(f"{_label(item)}: note: {mark}")
-        problems = verification_problems(item.data, bundle)
+        if isinstance(item.data, dict) and provenance_note(item.data):
+            uncovered += 1
+        problems = verification_problems(item.data, bundles.get(item.question_id, bundle))
         if problems:
             failures += 1
             for problem in problems:
                 print(f"{_label(item)}: {problem}")
     total = len(found)
-    if failures:
-        print(f"{path}: {failures} of {total} assessment(s) have problems")
+    if uncovered:
+        print(f"{path}: note: {uncovered} of {total} assessment(s) carry no provenance_sha256: their provider, "
+              "model, origin and recording are covered by no hash", file=sys.stderr)
+    if bundle is None and not bundles:
+        print(f"{path}: note: cited references were not resolved in an exact context (the memory each names is "
+              "taken as recorded); pass --bundle FILE (--dataset FILE for a trial) to re-derive every citation "
+              "from it", file=sys.stderr)
+    if failures or other:
+        print(f"{path}: {failures} of {total} assessment(s) have problems"
+              + (f"; {len(other)} other problem(s)" if other else ""))
         return EXIT_PROBLEMS
     print(f"{path}: ok ({total} assessment{'s' if total != 1 else ''} verified)")
     return EXIT_OK
+
+
+def _found(path: Path) -> tuple[list[FoundAssessment], TrialResult | None]:
+    """The assessments a file or folder holds, and the trial result they belong to (None: not a trial's)."""
+    from answerlens.json_reader import read_json
+    from answerlens.trials.found import holds_trial_log, plain_assessments
+
+    data = None if path.is_dir() else read_json(path)
+    if data is not None and not holds_trial_log(data):
+        return plain_assessments(data), None
+    from answerlens.trials.reader import assessments_in, assessments_of, parse_trial, read_trial
+
+    if data is None:
+        result = read_trial(path)
+        return assessments_of(result), result
+    if isinstance(data.get("samples"), list):
+        result = parse_trial(data, str(path))
+        return assessments_of(result), result
+    return assessments_in(data, str(path)), None  # one saved sample
+
+
+def _trial_checks(path: Path, result: TrialResult | None,
+                  dataset_path: Path | None) -> tuple[dict[str | None, Any], list[str]]:
+    """A run folder's sample files against its result.json; with ``--dataset``, every sample against its case
+    (labels, case hashes, inputs), and each case's bundle to re-derive its citations from."""
+    from answerlens.trials.folder import folder_problems
+    from answerlens.trials.integrity import dataset_problems
+
+    problems = []
+    run_dir = path if path.is_dir() else path.parent if path.name == "result.json" else None
+    if result is not None and run_dir is not None and (run_dir / "samples").is_dir() \
+            and result.kind == "answerlens-trial-result":
+        problems += folder_problems(run_dir, result)
+    if dataset_path is None:
+        return {}, problems
+    if result is None or result.kind == "beam-answerability-execution":
+        raise UsageError("--dataset applies to an answerlens trial result or run folder (use --bundle for one "
+                         "assessment)")
+    from answerlens.trials.dataset import load_dataset
+
+    dataset = load_dataset(dataset_path)
+    problems += dataset_problems(result, dataset, rederive=False)
+    if problems and problems[0].startswith("dataset:"):
+        return {}, problems
+    return {item.case.id: item.bundle for item in dataset.cases}, problems
 
 
 def verification_problems(assessment: Any, bundle: Any) -> tuple[str, ...]:

@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from answerlens.audit import HASH_COVERAGE
+from answerlens.explanation import HASH_FIELDS
 from answerlens.html import palette
 from answerlens.html.escape import esc
 from answerlens.html.highlight import Highlight, Mark
@@ -311,3 +313,10 @@ def table_html(head: Sequence[str], rows: Iterable[str], *, css: str = "al-table
 
 def cell(value: Any, attrs: str = "") -> str:
     return f"<td {attrs}>{esc(value)}</td>" if attrs else f"<td>{esc(value)}</td>"
+
+
+def hash_coverage_html() -> str:
+    """One row per recorded hash: the fields it covers (``audit.HASH_COVERAGE``), for the report and the page."""
+    rows = [f"<td><code>{esc(name)}</code></td>" + cell(HASH_COVERAGE[name])
+            for name in HASH_FIELDS if name in HASH_COVERAGE]
+    return f'<div id="hash-coverage">{table_html(["hash", "covers"], rows)}</div>'

@@ -21,6 +21,7 @@ from answerlens.html.markup import (
     colour,
     context_html,
     facts_html,
+    hash_coverage_html,
     hashes_html,
     legend_mark,
     notice_html,
@@ -156,9 +157,13 @@ def focus_css(count: int) -> str:
 def _checks(problems: Sequence[str]) -> str:
     if not problems:
         return notice_html("ok", "The embedded data verifies",
-                           "Hashes recomputed, verdict and action re-derived, every citation decision and span "
-                           "re-derived from the embedded context, question and draft hashed as recorded"
-                           " (and the second opinion re-checked, when there is one).")
+                           "Hashes recomputed (evaluation_id, assessment_sha256, raw_output_sha256 and "
+                           "provenance_sha256 where recorded), verdict and action re-derived, every cited reference "
+                           "found in the embedded context and every citation decision and span re-derived from it "
+                           "in the format its header names, question and draft hashed as recorded (and the second "
+                           "opinion re-checked, when there is one). Not checked here: which memory a reader or "
+                           "compact reference names (the context does not print it: verify the report with "
+                           "--bundle), and that a live reply really came from the server named.")
     return notice_html("error", f"The embedded data does not verify ({len(problems)} problem(s))",
                        remedy="do not rely on this report; re-create it from the original files",
                        code="\n".join(problems))
@@ -223,7 +228,8 @@ def _audit(shown: Shown) -> str:
     a = shown.assessment
     label, _ = source_label(a)
     return section("audit", "Audit", facts_html(audit_facts(a, label, shown.data)),
-                   hashes_html({name: getattr(a, name) for name in HASH_FIELDS}, copy_buttons=False))
+                   hashes_html({name: getattr(a, name) for name in HASH_FIELDS}, copy_buttons=False),
+                   heading("What each hash covers"), hash_coverage_html())
 
 
 def audit_facts(a: AnswerabilityAssessment, label: str, data: AssessmentData) -> list[tuple[str, Any]]:

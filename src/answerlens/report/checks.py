@@ -14,8 +14,10 @@ from pydantic import ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
+from answerlens.citations import printed_record_ids
 from answerlens.errors import DatasetError, describe_validation
-from answerlens.records import MemoryBundle
+from answerlens.records import ContextFormat, MemoryBundle
+from answerlens.render import context_format_of
 from answerlens.report.embedded import AssessmentData, TrialData
 from answerlens.second_opinion.document import KEY, split_document
 from answerlens.second_opinion.verification import verify_second_opinion
@@ -23,7 +25,7 @@ from answerlens.trials.gates import Gate, evaluate_gates
 from answerlens.trials.log import ResultKind, TrialSample, UpstreamSample, parse_samples, round_trip_problem
 from answerlens.trials.result import TrialResult
 from answerlens.trials.summary import summarize
-from answerlens.verification import verify_assessment
+from answerlens.verification import provenance_note, recording_mark, verify_assessment
 
 
 def input_problems(data: AssessmentData) -> list[str]:
@@ -49,30 +51,94 @@ def assessment_problems(data: AssessmentData, *, bundle: MemoryBundle | None = N
     problems += view
     if bundle is not None and bundle.exact_context != data.context:
         problems.append("context: not the exact context of the bundle given")
-    against = bundle if bundle is not None else citable_context(data, audited)
+    fmt, unknown = format_of(data, audited)
+    problems += unknown
+    against = bundle if bundle is not None else citable_context(data, audited, fmt)
     problems += verify_assessment(audited, bundle=against).problems
     if KEY in data.document:
         problems += verify_second_opinion(opinion, audited, bundle=bundle)
     return tuple(problems)
 
 
-def citable_context(data: AssessmentData, audited: Mapping[str, Any]) -> MemoryBundle | None:
-    """The embedded context as a bundle to re-derive citations against: its format, and the references the
-    assessment resolved (every valid token it cites, so the re-derivation decides each token as the original
-    bundle did). None when the format is unknown or the assessment does not read."""
-    if data.context_format is None:
+def format_of(data: AssessmentData, audited: Mapping[str, Any]) -> tuple[ContextFormat | None, list[str]]:
+    """The format to re-derive citations in: the one the context's header names (the renderers write it), which a
+    stated format must agree with. Neither, for a context something is cited from, is a problem: its citations
+    cannot be re-derived, and the report must not pass as if they were."""
+    header = context_format_of(data.context)
+    stated = data.context_format
+    if stated is not None and header is not None and stated != header:
+        return header, [f"context_format: {stated.value!r} but the context's header is the {header.value} "
+                        "format's; citations were re-derived in the format the header names"]
+    fmt = header or stated
+    cites = any(item.get("evidence_refs") or item.get("citations") for item in _requirements(audited))
+    if fmt is None and cites:
+        return None, ["context_format: unknown, and the embedded context has no header naming one, so its "
+                      "citations cannot be re-derived: NOT VERIFIED"]
+    return fmt, []
+
+
+def _requirements(audited: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    items = audited.get("requirements")
+    return [item for item in items if isinstance(item, Mapping)] if isinstance(items, list) else []
+
+
+def citable_context(data: AssessmentData, audited: Mapping[str, Any],
+                    fmt: ContextFormat | None = None) -> MemoryBundle | None:
+    """The embedded context as a bundle to re-derive citations against, in ``fmt`` (default: the stated format,
+    else the header's). Its references are the tokens the assessment resolved (decisions and kept references):
+    in the auditable format each printed record id names itself; in the others which memory a reference names is
+    not in the context, so only the bundle checks it. None when there is no format or the assessment does not
+    read."""
+    fmt = fmt or data.context_format or context_format_of(data.context)
+    if fmt is None:
         return None
     try:
         typed = AnswerabilityAssessment.model_validate(audited)
     except ValidationError:
         return None
     references: dict[str, UUID] = {}
-    for requirement in typed.requirements:
-        for decision in requirement.citations:
-            if decision.memory_id is not None:
-                references.setdefault(decision.normalized, decision.memory_id)
-    return MemoryBundle(context_format=data.context_format, context_references=references,
-                        rendered_context=data.context)
+    if fmt == ContextFormat.AUDITABLE:
+        references = {token: UUID(token) for token in printed_record_ids(data.context) if _is_uuid(token)}
+    else:
+        for requirement in typed.requirements:
+            for decision in requirement.citations:
+                if decision.memory_id is not None:
+                    references.setdefault(decision.normalized, decision.memory_id)
+            for ref, memory_id in zip(requirement.evidence_refs, requirement.evidence_ids, strict=False):
+                references.setdefault(ref, memory_id)
+    return MemoryBundle(context_format=fmt, context_references=references, rendered_context=data.context)
+
+
+def _is_uuid(token: str) -> bool:
+    try:
+        return str(UUID(token)) == token
+    except ValueError:
+        return False
+
+
+def report_notes(report: AssessmentData | TrialData, *,
+                 bundle: MemoryBundle | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What verify says beside its verdict: the replay marks of every assessment in a report's data, then the
+    caveats (provenance no hash covers; for a reader or compact context verified without its bundle, that which
+    memory a reference names was taken as recorded)."""
+    if isinstance(report, TrialData):
+        samples = report.result.get("samples")
+        found = [(f"samples[{index}] ", sample.get("assessment")) for index, sample in
+                 enumerate(samples if isinstance(samples, list) else []) if isinstance(sample, Mapping)]
+    else:
+        found = [("", split_document(report.document)[0])]
+    assessments = [(where, data) for where, data in found if isinstance(data, Mapping)]
+    marks = [f"{where}{mark}" for where, data in assessments if (mark := recording_mark(data))]
+    uncovered = sum(provenance_note(data) is not None for _, data in assessments)
+    caveats = [f"{uncovered} of {len(assessments)} assessment(s) carry no provenance_sha256: their provider, model, "
+               "origin and recording are covered by no hash"] if uncovered else []
+    if isinstance(report, AssessmentData) and bundle is None:
+        fmt = context_format_of(report.context) or report.context_format
+        if fmt in (ContextFormat.READER, ContextFormat.COMPACT) and any(
+                item.get("evidence_refs") for item in _requirements(report.document)):
+            caveats.append(f"which memory each reference names was taken as recorded (a {fmt.value} context does "
+                           "not print it): pass --bundle to check it")
+    return tuple(marks), tuple(caveats)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
 from answerlens.errors import ReportError, describe_validation
 from answerlens.records import ContextFormat
-from answerlens.render import AUDITABLE_HEADER, COMPACT_HEADER, READER_HEADER
+from answerlens.render import context_format_of
 from answerlens.report import assessment as assessment_page
 from answerlens.report import trial as trial_page
 from answerlens.report.checks import assessment_problems, input_problems, trial_problems
@@ -22,19 +22,6 @@ from answerlens.report.page import document
 from answerlens.second_opinion.document import output_document
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.trials.result import TrialResult
-
-_HEADERS = ((ContextFormat.READER, READER_HEADER.split("{", 1)[0]),  # up to where citations change it
-            (ContextFormat.COMPACT, COMPACT_HEADER.split(",", 1)[0]), (ContextFormat.AUDITABLE, AUDITABLE_HEADER))
-
-
-def context_format_of(context: str) -> ContextFormat | None:
-    """The format a context was rendered in, from its header line (PRME's and ours share them); None when no
-    line among the first few (coverage notice, guidance, header) starts like one."""
-    for line in context.split("\n", 4)[:4]:
-        for fmt, start in _HEADERS:
-            if line.startswith(start):
-                return fmt
-    return None
 
 
 def assessment_report(

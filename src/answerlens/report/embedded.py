@@ -12,7 +12,7 @@ from answerlens.errors import ReportError, json_path
 from answerlens.records import ContextFormat
 
 REPORT_FORMAT: Literal["answerlens-report"] = "answerlens-report"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """Raised whenever the page a given envelope renders to changes, so an old report is never compared with a new
 rendering of its data."""
 DATA_ID = "answerlens-report-data"

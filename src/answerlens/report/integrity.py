@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from answerlens.errors import ReportError
 from answerlens.records import MemoryBundle
-from answerlens.report.checks import assessment_problems
+from answerlens.report.checks import assessment_problems, report_notes
 from answerlens.report.document import problems_of, rendered
-from answerlens.report.embedded import FORMAT_VERSION, OPEN, AssessmentData, envelope_of, extract, generator
+from answerlens.report.embedded import CLOSE, FORMAT_VERSION, OPEN, AssessmentData, envelope_of, extract, generator
 
 EXCERPT = 40
 """Characters shown on each side of the first difference."""
@@ -22,6 +22,10 @@ class ReportCheck:
 
     kind: str
     problems: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+    """Replay marks (forced or unbound) of the assessments in it."""
+    caveats: tuple[str, ...] = ()
+    """What the checks could not cover: provenance no hash covers, references taken as recorded."""
 
     @property
     def ok(self) -> bool:
@@ -53,7 +57,7 @@ def verify_report(html: str, *, bundle: MemoryBundle | None = None) -> ReportChe
                      if problem not in problems]
     if page != html:
         problems.append(page_difference(html, page))
-    return ReportCheck(kind, tuple(problems))
+    return ReportCheck(kind, tuple(problems), *report_notes(envelope.report, bundle=bundle))
 
 
 def page_difference(found: str, expected: str) -> str:
@@ -62,7 +66,8 @@ def page_difference(found: str, expected: str) -> str:
     line = found.count("\n", 0, index) + 1
     column = index - found.rfind("\n", 0, index)
     return (f"page: differs from what its embedded data renders to at line {line}, column {column} "
-            f"({_place(expected, index)}): found {_excerpt(found, index)!r}, expected {_excerpt(expected, index)!r}")
+            f"({_place(found, expected, index)}): found {_excerpt(found, index)!r}, "
+            f"expected {_excerpt(expected, index)!r}")
 
 
 def _first_index(left: str, right: str) -> int:
@@ -77,10 +82,17 @@ def _first_index(left: str, right: str) -> int:
     return low
 
 
-def _place(page: str, index: int) -> str:
+def _place(found: str, page: str, index: int) -> str:
+    end = page.rfind("</html>")
+    if end >= 0 and index >= end + len("</html>"):
+        return "after the document"
+    if index <= found.lower().find("<!doctype"):
+        return "before the document"
     data = page.find(OPEN)
     if 0 <= data <= index:
-        return "in the embedded data block"
+        end = page.find(CLOSE, data)
+        return "in the embedded data block" if end < 0 or index < end + len(CLOSE) else \
+            "after the embedded data block, at the end of the page"
     if index < page.find("<main"):
         return "in the page head"
     start = page.rfind('<section id="', 0, index)

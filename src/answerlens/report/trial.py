@@ -64,8 +64,11 @@ def _checks(result: TrialResult, problems: Sequence[str]) -> str:
                                  code="\n".join(problems)))
     else:
         parts.append(notice_html("ok", "The embedded result verifies",
-                                 f"{len(result.samples)} samples read back as recorded, every assessment verified, "
-                                 "summary and gates recomputed from the samples."))
+                                 f"{len(result.samples)} samples read back as recorded, every assessment verified "
+                                 "(hashes, verdicts, and every decision its raw reply gives), summary and gates "
+                                 "recomputed from the samples. Not checked here: the citations against each case's "
+                                 "exact context and the labels against the dataset (the report holds neither: "
+                                 "answerlens verify RUN_DIR --dataset FILE checks both)."))
     return "\n".join(parts)
 
 

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,11 @@ from answerlens.config import AnswerabilityConfig
 from answerlens.errors import TrialError, describe_validation
 from answerlens.prompts import prompt_for
 from answerlens.trials.dataset import Dataset
+from answerlens.trials.integrity import sample_label, sample_problems
 from answerlens.trials.log import TrialSample, round_trip_problem
 from answerlens.trials.result import RunIdentity, RunManifest, TrialResult
 from answerlens.trials.shard import Shard
+from answerlens.verification import verify_assessment
 
 SAMPLES = "samples"
 MANIFEST = "run.json"
@@ -138,20 +141,20 @@ def _label(shard: Shard | None) -> str:
 
 def saved_samples(samples_dir: Path, dataset: Dataset, identity: RunIdentity,
                   repeats: int) -> dict[tuple[str, int], TrialSample]:
-    """Saved samples of this run by (case, repeat); any sample of another dataset/configuration is refused."""
+    """Saved samples of this run by (case, repeat). A sample is checked, not trusted: one of another
+    dataset/configuration, or whose label, case or assessment no longer matches its case (``sample_problems``:
+    every assessment re-derived from its case's bundle), is refused naming the file."""
     cases = {item.case.id: item for item in dataset.cases}
     saved: dict[tuple[str, int], TrialSample] = {}
     for path in sorted(samples_dir.glob("*.json")):
         sample = read_sample(path)
-        item = cases.get(sample.case_id)
-        expected = (("dataset_sha256", sample.dataset_sha256, identity.dataset_sha256),
-                    ("configuration_sha256", sample.configuration_sha256, identity.configuration_sha256),
-                    ("case_sha256", sample.case_sha256, item.sha256 if item else "a case of this dataset"),
-                    ("file name", path.name, sample_filename(sample.case_id, sample.repeat)))
-        problems = [name for name, found, wanted in expected if found != wanted]
+        problems = sample_problems(sample, cases.get(sample.case_id), dataset_sha256=identity.dataset_sha256,
+                                   configuration_sha256=identity.configuration_sha256)
+        if path.name != sample_filename(sample.case_id, sample.repeat):
+            problems.append(f"file name: not {sample_filename(sample.case_id, sample.repeat)}")
         if problems:
-            raise TrialError(f"{path}: saved sample differs from this dataset/configuration ({', '.join(problems)}); "
-                             "refusing to mix samples — use a fresh --out directory")
+            raise TrialError(f"{path}: saved sample does not match this dataset/configuration ({'; '.join(problems)}); "
+                             "refusing to mix samples — delete it to rerun that sample, or use a fresh --out directory")
         if sample.repeat < repeats:  # later repeats of a longer run stay on disk but are not part of this result
             saved[(sample.case_id, sample.repeat)] = sample
     return saved
@@ -169,3 +172,41 @@ def read_sample(path: Path) -> TrialSample:
     if problem:
         raise TrialError(f"{path}: saved sample was edited ({problem}); delete it to rerun that sample")
     return sample
+
+
+def folder_problems(run: Path, result: TrialResult) -> list[str]:
+    """A finished run folder: every sample of ``result.json`` has its file under ``samples/`` holding exactly it,
+    and every other sample file is a later repeat of a longer run (kept, not part of this result). Each file's
+    assessment is verified as it is on disk."""
+    samples_dir = run / SAMPLES
+    expected = {sample_filename(s.case_id, s.repeat): s for s in result.samples if isinstance(s, TrialSample)}
+    problems = []
+    for name, sample in expected.items():
+        path = samples_dir / name
+        if not path.exists():
+            problems.append(f"{SAMPLES}/{name}: missing ({sample_label(sample)} is in {RESULT})")
+            continue
+        try:
+            saved = read_sample(path)
+        except TrialError as exc:
+            problems.append(f"{SAMPLES}/{name}: {exc}")
+            continue
+        if saved.model_dump(mode="json") != sample.model_dump(mode="json"):
+            problems.append(f"{SAMPLES}/{name}: differs from its sample in {RESULT}")
+        if saved.assessment is not None:
+            problems += [f"{SAMPLES}/{name}: {problem}"
+                         for problem in verify_assessment(saved.assessment).problems]
+    repeats = result.repeats or 0
+    for path in _extra_files(samples_dir, expected):
+        try:
+            extra = read_sample(path)
+        except TrialError as exc:
+            problems.append(f"{SAMPLES}/{path.name}: {exc}")
+            continue
+        if extra.repeat < repeats or sample_filename(extra.case_id, extra.repeat) != path.name:
+            problems.append(f"{SAMPLES}/{path.name}: a sample file that is not in {RESULT}")
+    return problems
+
+
+def _extra_files(samples_dir: Path, expected: dict[str, TrialSample]) -> Iterator[Path]:
+    return (path for path in sorted(samples_dir.glob("*.json")) if path.name not in expected)

@@ -4,7 +4,9 @@ that one machine would have written for the same samples.
 Checked, each refusal naming the folder: every shard is a finished sharded run; all share the dataset,
 configuration, prompt, repeats, shard count and case list; each shard number 1..N is given exactly once (a
 missing or duplicated shard is named); each shard holds exactly the samples its number owns (none missing, none
-foreign), so together they hold each sample exactly once.
+foreign), so together they hold each sample exactly once; and every sample agrees with its case in the run's
+dataset and the run's configuration, and its assessment re-derives from its case's bundle (``trials.integrity``),
+all before anything is written.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from pathlib import Path
 
 from answerlens.errors import DatasetError, TrialError
 from answerlens.trials import folder
-from answerlens.trials.assemble import assemble
+from answerlens.trials.assemble import assemble, question_records
+from answerlens.trials.dataset import Dataset
 from answerlens.trials.gates import Gate, Threshold
+from answerlens.trials.integrity import dataset_problems, load_run_dataset
 from answerlens.trials.lock import RunLock
 from answerlens.trials.log import ResultKind, TrialSample
 from answerlens.trials.reader import read_trial
@@ -33,21 +37,26 @@ class _Part:
     shard: Shard
 
 
-def merge_shards(folders: Sequence[Path], out: Path, *,
-                 gates: Mapping[Gate, Threshold] | None = None) -> tuple[TrialResult, Path]:
-    """Check the shards, write the merged run folder (``run.json``, ``samples/``, ``result.json``) to ``out``."""
+def merge_shards(folders: Sequence[Path], out: Path, *, gates: Mapping[Gate, Threshold] | None = None,
+                 dataset: Dataset | None = None) -> tuple[TrialResult, Path]:
+    """Check the shards, write the merged run folder (``run.json``, ``samples/``, ``result.json``) to ``out``.
+
+    ``dataset`` is the run's dataset; by default the file the run recorded (refused when it is gone or changed).
+    """
     parts = [_read(Path(path)) for path in folders]
     if not parts:
         raise TrialError("trial-merge needs the shard folders to merge")
     _check_same_run(parts)
     by_key = _samples(parts)
     first = parts[0]
+    run_dataset = load_run_dataset(first.result, dataset)
+    _check_against_dataset(parts, run_dataset)
     cases = first.shard.cases or ()
     result = first.result
     assert result.dataset is not None and result.repeats is not None and result.configuration is not None
     samples = [by_key[(case_id, repeat)] for case_id in cases for repeat in range(result.repeats)]
     concurrencies = {part.result.concurrency for part in parts}
-    questions = {record.question_id: record for part in parts for record in part.result.questions}
+    questions = question_records(run_dataset)
     identity = RunIdentity(dataset_sha256=result.dataset.sha256, configuration=result.configuration,
                            configuration_sha256=result.configuration_sha256 or "",
                            prompt_version=result.prompt_version or "", prompt_sha256=result.prompt_sha256 or "")
@@ -70,6 +79,17 @@ def _read(path: Path) -> _Part:
     if result.shard is None or result.shard.cases is None:
         raise TrialError(f"{path}: a run that was not sharded (run each part with --shard K/N)")
     return _Part(path, result, result.shard)
+
+
+def _check_against_dataset(parts: list[_Part], dataset: Dataset) -> None:
+    """Every shard's result against its own sample files and the run's dataset and configuration: records, labels,
+    case hashes, and every assessment re-derived from its case's bundle. The first shard with a problem is
+    refused, naming them."""
+    for part in parts:
+        problems = folder.folder_problems(part.folder, part.result) + dataset_problems(part.result, dataset)
+        if problems:
+            shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+            raise TrialError(f"{part.folder}: does not match the run's dataset and configuration: {shown}")
 
 
 def _check_same_run(parts: list[_Part]) -> None:

@@ -11,7 +11,7 @@ import pandas as pd
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
 from answerlens.citations import Decision
-from answerlens.recording import Recording, RecordingBinding, recording_file
+from answerlens.recording import recording_file, recording_of_assessment
 
 
 @dataclass(frozen=True)
@@ -92,21 +92,22 @@ def requirements_csv(assessment: AnswerabilityAssessment) -> Download:
 
 def recording_json(assessment: AnswerabilityAssessment, question: str, answer: str | None) -> Download | None:
     """The run's reply as a recording bound to the inputs it answered (question, draft, exact context, prompt):
-    replaying it for anything else is refused. None when no model was called. The question and draft go in as text
-    too (so "restore the recorded question" can put them back); they must hash to the assessment's."""
+    replaying it for anything else is refused. A replayed run's recording keeps its original binding and marks
+    (``recording_of_assessment``): a forced run's reply stays bound to the inputs it really answered, an unbound
+    one stays unbound. None when no model was called. The question and draft go in as text too (so "restore the
+    recorded question" can put them back) when they are the ones the reply answered."""
     if not assessment.model_called or assessment.raw_output_text is None:
         return None
     draft = answer.strip() if answer is not None else None
     if sha256_text(question.strip()) != assessment.query_sha256 or (
             (sha256_text(draft) if draft is not None else None) != assessment.answer_sha256):
         return None
-    meta = assessment.provider_metadata
-    author = meta.recording.author if meta is not None and meta.recording is not None else assessment.model
-    binding = RecordingBinding(query_sha256=assessment.query_sha256, answer_sha256=assessment.answer_sha256,
-                               context_sha256=assessment.context_sha256, prompt_version=assessment.prompt_version,
-                               prompt_sha256=assessment.prompt_sha256)
-    recording = Recording.of(assessment.raw_output_text, author=author, binding=binding, question=question.strip(),
-                             answer=draft)
+    recording = recording_of_assessment(assessment.model_dump(mode="json"), question=question.strip(), answer=draft)
+    if recording.ref.binding is None:
+        help_text = "an unbound reply (its recording did not say what it answered): every replay is marked unbound"
+    elif recording.question is None:
+        help_text = "the reply bound to the inputs it really answered, not this forced run's: it replays only there"
+    else:
+        help_text = "the reply bound to this run's inputs: it replays only for this question, draft and context"
     return Download(json.dumps(recording_file(recording), indent=2, ensure_ascii=False),
-                    f"recording-{_stem(assessment)}.json", "application/json",
-                    "the reply bound to this run's inputs: it replays only for this question, draft and context")
+                    f"recording-{_stem(assessment)}.json", "application/json", help_text)

@@ -20,6 +20,7 @@ from answerlens.html.highlight import highlight, requirement_rows
 from answerlens.html.markup import (
     context_html,
     facts_html,
+    hash_coverage_html,
     hashes_html,
     notice_html,
     paragraph_html,
@@ -268,6 +269,8 @@ def _audit(entry: history.Entry) -> None:
     with st.expander("Audit", expanded=True):
         st.html(facts_html(viewmodel.audit_facts(a, entry.label)))
         st.html(hashes_html({name: getattr(a, name) for name in HASH_FIELDS}), unsafe_allow_javascript=True)
+        st.markdown("**What each hash covers**")
+        st.html(hash_coverage_html())
 
 
 def _downloads(prefix: str, entry: history.Entry) -> None:
