@@ -1,0 +1,139 @@
+"""The OpenTelemetry side of tracing: a tracer provider exporting OTLP in the background (or the application's
+own provider), and span handles that record errors with the same redaction as every other message.
+
+Imported only when tracing is on (``answerlens.tracing`` decides); needs the ``otel`` extra.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from opentelemetry import context as context_api
+from opentelemetry import trace as trace_api
+from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.trace import Status, StatusCode
+
+from answerlens.tracing.settings import EXPORTER_MODULES, TracingStatus
+
+logger = logging.getLogger("answerlens.tracing")
+SCOPE = "answerlens"
+SILENCED = ("opentelemetry.exporter.otlp.proto.http.trace_exporter", "opentelemetry.exporter.otlp.proto.grpc.exporter")
+"""The exporters' own loggers: they retry and complain on every batch, naming the endpoint as written (userinfo
+included); ``OneWarning`` says it once, redacted, instead."""
+
+
+class _Silence(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return False
+
+
+class OneWarning(SpanExporter):
+    """An exporter that reports its first failure as one warning and drops that batch and later failed ones
+    quietly: a trace backend that is down must never fail, slow or flood an assessment."""
+
+    def __init__(self, inner: SpanExporter, where: str) -> None:
+        self._inner = inner
+        self._where = where
+        self._warned = threading.Event()
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        try:
+            result = self._inner.export(spans)
+        except Exception as exc:  # an exporter bug is still not the assessment's failure
+            result, detail = SpanExportResult.FAILURE, type(exc).__name__
+        else:
+            detail = "no answer, or a refusal"
+        if result is not SpanExportResult.SUCCESS and not self._warned.is_set():
+            self._warned.set()
+            logger.warning("answerlens: traces could not be sent to %s (%s); they are dropped, and later failures "
+                           "are not reported", self._where, detail)
+        return result
+
+    def shutdown(self) -> None:
+        self._inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return self._inner.force_flush(timeout_millis)
+
+
+def own_provider(status: TracingStatus) -> TracerProvider:
+    """A provider exporting in batches, in a background thread, to the OTLP endpoint the environment names
+    (the exporter reads its endpoint, headers, timeout and compression from ``OTEL_EXPORTER_OTLP_*`` itself)."""
+    import importlib
+
+    assert status.protocol is not None and status.destination is not None
+    exporter = importlib.import_module(EXPORTER_MODULES[status.protocol]).OTLPSpanExporter()
+    for name in SILENCED:
+        logging.getLogger(name).addFilter(_Silence())
+    resource = Resource.create()
+    if str(resource.attributes.get(SERVICE_NAME, "")).startswith("unknown_service"):
+        resource = resource.merge(Resource({SERVICE_NAME: "answerlens"}))
+    provider = TracerProvider(resource=resource)
+    provider.add_span_processor(BatchSpanProcessor(OneWarning(exporter, status.destination)))
+    return provider
+
+
+class Tracer:
+    """Starts our spans on one provider; ``redact`` cleans every exception message before it is recorded."""
+
+    def __init__(self, provider: trace_api.TracerProvider | None) -> None:
+        self.provider = provider
+        self._tracer = (provider.get_tracer(SCOPE) if provider is not None else trace_api.get_tracer(SCOPE))
+
+    def flush(self, timeout_millis: int) -> bool:
+        flush: Callable[[int], bool] | None = getattr(self.provider or trace_api.get_tracer_provider(),
+                                                      "force_flush", None)
+        return flush(timeout_millis) if flush is not None else True
+
+    def start(self, name: str, attributes: dict[str, Any]) -> LiveSpan:
+        return LiveSpan(self._tracer.start_span(name, attributes=attributes))
+
+
+class LiveSpan:
+    """One started span: current while its work runs, recording what fails, ended once."""
+
+    def __init__(self, span: trace_api.Span) -> None:
+        self.span = span
+
+    def record(self, attributes: dict[str, Any]) -> None:
+        self.span.set_attributes(attributes)
+
+    def fail(self, exc: BaseException, redact: Callable[[str], str]) -> None:
+        """Status ERROR and an ``exception`` event carrying the redacted message only: no traceback, whose
+        chained causes could quote a URL or a key."""
+        message = redact(str(exc)) or type(exc).__name__
+        self.span.set_status(Status(StatusCode.ERROR, message))
+        self.span.add_event("exception", {"exception.type": f"{type(exc).__module__}.{type(exc).__qualname__}",
+                                          "exception.message": message, "exception.escaped": True})
+        kind = getattr(exc, "kind", None)
+        if isinstance(kind, str):
+            self.span.set_attribute("answerlens.error_kind", kind)
+
+    def ok(self) -> None:
+        self.span.set_status(Status(StatusCode.OK))
+
+    @contextmanager
+    def current(self, redact: Callable[[str], str], *, end: bool) -> Iterator[LiveSpan]:
+        """Make the span the current one (children attach to it); a failure inside is recorded and re-raised."""
+        token = context_api.attach(trace_api.set_span_in_context(self.span))
+        try:
+            yield self
+        except BaseException as exc:
+            self.fail(exc, redact)
+            if not end:
+                self.span.end()  # the caller does not reach its own end
+            raise
+        finally:
+            context_api.detach(token)
+            if end:
+                self.end()
+
+    def end(self) -> None:
+        if self.span.is_recording():
+            self.span.end()
