@@ -45,7 +45,7 @@ PHOENIX_VENV := tests/.venv-phoenix
 
 $(PHOENIX_VENV)/.installed:
 	$(PYTHON) -m venv $(PHOENIX_VENV)
-	$(PHOENIX_VENV)/bin/python -m pip --disable-pip-version-check -q install 'arize-phoenix>=12,<21'
+	$(PHOENIX_VENV)/bin/python -m pip --disable-pip-version-check -q install 'arize-phoenix==20.26.1'
 	touch $@
 
 phoenix: $(PHOENIX_VENV)/.installed

@@ -61,6 +61,16 @@ def flush(timeout_millis: int = 10_000) -> bool:
     return tracer.flush(timeout_millis) if tracer is not None else True
 
 
+def reset() -> None:
+    """Shut down the providers answerlens made (each waits at most for its exporter's timeout) and decide
+    again on the next span: after the environment changed, or before a process ends on purpose."""
+    tracers = list(_tracers.values())
+    _tracers.clear()
+    for tracer in tracers:
+        if tracer is not None:
+            tracer.shutdown()
+
+
 def _redactor(config: AnswerabilityConfig | None) -> Any:
     if config is None:
         return lambda text: text
@@ -97,10 +107,8 @@ class AssessmentSpan:
         if sample.assessment is not None:
             self.assessed(sample.assessment)
         self.opinion(sample.second_opinion)
-        if sample.error is not None:
-            from opentelemetry.trace import Status, StatusCode
-
-            self._live.span.set_status(Status(StatusCode.ERROR, sample.error.message))
+        if sample.error is not None:  # already redacted, as every error message is
+            self._live.error(sample.error.kind, sample.error.message, sample.error.kind)
         self._live.end()
 
     def finished(self, result: TrialResult | None, **counts: Any) -> None:
@@ -172,4 +180,4 @@ def _nothing() -> Iterator[AssessmentSpan]:
 
 
 __all__ = ["NO_SPAN", "AssessmentSpan", "Capture", "TracingStatus", "app_url", "assessment", "flush", "model_call",
-           "run", "sample", "set_app_url", "status"]
+           "reset", "run", "sample", "set_app_url", "status"]

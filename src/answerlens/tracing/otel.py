@@ -23,14 +23,9 @@ from answerlens.tracing.settings import EXPORTER_MODULES, TracingStatus
 
 logger = logging.getLogger("answerlens.tracing")
 SCOPE = "answerlens"
-SILENCED = ("opentelemetry.exporter.otlp.proto.http.trace_exporter", "opentelemetry.exporter.otlp.proto.grpc.exporter")
-"""The exporters' own loggers: they retry and complain on every batch, naming the endpoint as written (userinfo
-included); ``OneWarning`` says it once, redacted, instead."""
-
-
-class _Silence(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        return False
+SILENCED = "opentelemetry.exporter"
+"""The exporters' loggers: they complain on every retry of every batch, naming the endpoint as written (userinfo
+included); ``OneWarning`` says it once, without userinfo, instead."""
 
 
 class OneWarning(SpanExporter):
@@ -69,8 +64,7 @@ def own_provider(status: TracingStatus) -> TracerProvider:
 
     assert status.protocol is not None and status.destination is not None
     exporter = importlib.import_module(EXPORTER_MODULES[status.protocol]).OTLPSpanExporter()
-    for name in SILENCED:
-        logging.getLogger(name).addFilter(_Silence())
+    logging.getLogger(SILENCED).setLevel(logging.CRITICAL)
     resource = Resource.create()
     if str(resource.attributes.get(SERVICE_NAME, "")).startswith("unknown_service"):
         resource = resource.merge(Resource({SERVICE_NAME: "answerlens"}))
@@ -85,6 +79,12 @@ class Tracer:
     def __init__(self, provider: trace_api.TracerProvider | None) -> None:
         self.provider = provider
         self._tracer = (provider.get_tracer(SCOPE) if provider is not None else trace_api.get_tracer(SCOPE))
+
+    def shutdown(self) -> None:
+        """Stop our own provider's export thread (the application's provider is the application's)."""
+        shutdown = getattr(self.provider, "shutdown", None)
+        if shutdown is not None:
+            shutdown()
 
     def flush(self, timeout_millis: int) -> bool:
         flush: Callable[[int], bool] | None = getattr(self.provider or trace_api.get_tracer_provider(),
@@ -107,12 +107,15 @@ class LiveSpan:
     def fail(self, exc: BaseException, redact: Callable[[str], str]) -> None:
         """Status ERROR and an ``exception`` event carrying the redacted message only: no traceback, whose
         chained causes could quote a URL or a key."""
-        message = redact(str(exc)) or type(exc).__name__
-        self.span.set_status(Status(StatusCode.ERROR, message))
-        self.span.add_event("exception", {"exception.type": f"{type(exc).__module__}.{type(exc).__qualname__}",
-                                          "exception.message": message, "exception.escaped": True})
         kind = getattr(exc, "kind", None)
-        if isinstance(kind, str):
+        self.error(f"{type(exc).__module__}.{type(exc).__qualname__}", redact(str(exc)) or type(exc).__name__,
+                   kind if isinstance(kind, str) else None)
+
+    def error(self, type_name: str, message: str, kind: str | None = None) -> None:
+        self.span.set_status(Status(StatusCode.ERROR, message))
+        self.span.add_event("exception", {"exception.type": type_name, "exception.message": message,
+                                          "exception.escaped": True})
+        if kind is not None:
             self.span.set_attribute("answerlens.error_kind", kind)
 
     def ok(self) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from answerlens import tracing
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import AnswerabilityConfig, EvidencePolicy
 from answerlens.errors import AnswerabilityError, TrialError
@@ -124,10 +125,14 @@ async def run_trial(
         plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None)
         warnings = await check_endpoints(config, urls) if preflight and plan.todo else ()
         run = _Run(plan, _Policy(fail_fast, early_stop, progress, cancel), second_opinion)
-        if plan.todo:
-            async with EndpointPool(config, urls, concurrency, evaluator_factory) as pool, SampleWriter() as writer:
-                await run.all(pool, writer)
-        return _finish(plan, run, gates=gates, concurrency=concurrency, warnings=warnings)
+        with tracing.run("answerlens.trial", dataset_sha256=plan.identity.dataset_sha256, repeats=repeats,
+                         configuration_sha256=plan.identity.configuration_sha256, samples=len(plan.todo)) as span:
+            if plan.todo:
+                async with EndpointPool(config, urls, concurrency, evaluator_factory) as pool, SampleWriter() as writer:
+                    await run.all(pool, writer)
+            outcome = _finish(plan, run, gates=gates, concurrency=concurrency, warnings=warnings)
+            span.finished(outcome.result, errors=outcome.errors, cancelled=outcome.cancelled)
+        return outcome
 
 
 def _check_gates(dataset: Dataset, gates: Mapping[Gate, Threshold] | None, opinions: bool) -> None:
@@ -206,12 +211,14 @@ class _Run:
                 if self.stopping():
                     return
                 began = time.monotonic()
-                answer, error = await self._ask(pool, item)
+                span = tracing.sample(item.case.id, repeat)
+                with span.current():
+                    answer, error = await self._ask(pool, item)
                 latency = round((time.monotonic() - began) * 1000, 3)
                 self._note(error)
                 # Derived, given its second opinion and made durable in the background: this worker's next
                 # request is on the wire before any of that CPU work runs.
-                task = asyncio.create_task(self._complete(writer, item, repeat, answer, error, latency))
+                task = asyncio.create_task(self._complete(writer, item, repeat, answer, error, latency, span))
                 self._pending.add(task)
                 task.add_done_callback(self._pending.discard)
 
@@ -235,7 +242,7 @@ class _Run:
             return None, SampleError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))
 
     async def _complete(self, writer: SampleWriter, item: LoadedCase, repeat: int, answer: Answer | None,
-                        error: SampleError | None, latency: float) -> None:
+                        error: SampleError | None, latency: float, span: tracing.AssessmentSpan) -> None:
         assessment = answer.derive() if answer is not None else None
         opinion = await self._opinion(assessment, item) if assessment is not None else None
         case = item.case
@@ -244,6 +251,7 @@ class _Run:
                              dataset_sha256=self.plan.identity.dataset_sha256, case_sha256=item.sha256,
                              configuration_sha256=self.plan.identity.configuration_sha256, latency_ms=latency,
                              assessment=assessment, error=error, second_opinion=opinion)
+        span.sampled(sample)
         await self._save(writer, sample)
 
     def _note(self, error: SampleError | None) -> None:
