@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -303,3 +304,19 @@ def test_prmes_prompt_can_be_chosen_in_the_endpoint_panel(scripted_server: Scrip
     system = chat.json["messages"][0]["content"]
     assert hashlib.sha256(system.encode()).hexdigest().startswith("51db73f0")
     assert "answerability_requirements_v2" in html(at)
+
+
+@pytest.mark.parametrize(("environ", "says"), [
+    pytest.param({}, "Tracing off: set OTEL_EXPORTER_OTLP_ENDPOINT", id="off"),
+    pytest.param({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://user:pw-PLANTED@127.0.0.1:6006"},
+                 "Tracing on: spans go to http://127.0.0.1:6006/v1/traces (OTLP http/protobuf)", id="on"),
+])
+def test_sidebar_says_whether_assessments_are_traced_and_where_to(monkeypatch, environ, says) -> None:  # type: ignore[no-untyped-def]
+    for key in [key for key in os.environ if key.startswith("OTEL_")]:
+        monkeypatch.delenv(key)
+    for key, value in environ.items():
+        monkeypatch.setenv(key, value)
+    at = start()
+    captions = [caption.value for caption in at.sidebar.caption]
+    assert any(caption.startswith(says) for caption in captions), captions
+    assert not any("pw-PLANTED" in caption for caption in captions)

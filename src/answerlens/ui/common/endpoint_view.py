@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 import streamlit as st
 
+from answerlens import tracing
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import BundleError, RecordingError
 from answerlens.html.markup import notice_html
@@ -46,6 +48,7 @@ def panel(prefix: str, source: Source | None, *, recorded: bool = True) -> Choic
     """Draw the panel (in the sidebar) and return the choice; ``recorded=False`` leaves out the recorded
     response (a trial asks new questions, which no recording answers)."""
     with st.sidebar:
+        _tracing()
         st.subheader("Endpoint")
         labels = [label for label, provider in PROVIDERS.items() if recorded or provider != "replay"]
         label = st.radio("Provider", labels, key=f"{prefix}.provider")
@@ -55,6 +58,15 @@ def panel(prefix: str, source: Source | None, *, recorded: bool = True) -> Choic
         if provider == "llamacpp":
             return _embedded(prefix, source, recorded)
         return _live(prefix, provider, source, recorded)
+
+
+def _tracing() -> None:
+    """Whether assessments are traced (OpenTelemetry, docs/tracing.md) and where to; this app's address goes
+    into each verdict span as the link that reopens the run."""
+    url = urlsplit(st.context.url or "")
+    tracing.set_app_url(f"{url.scheme}://{url.netloc}" if url.scheme and url.netloc else None)
+    st.caption(tracing.status().line, help="Set by the standard OpenTelemetry variables (OTEL_EXPORTER_OTLP_ENDPOINT,"
+               " OTEL_SDK_DISABLED …) when the app starts; needs `pip install 'answerlens[otel]'`.")
 
 
 def _use_recorded(prefix: str) -> None:
