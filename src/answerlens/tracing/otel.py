@@ -19,7 +19,9 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.trace import Status, StatusCode
 
-from answerlens.tracing.settings import EXPORTER_MODULES, TracingStatus
+from answerlens.config import AnswerabilityConfig
+from answerlens.providers.http import failures_for
+from answerlens.tracing.settings import EXPORTER_MODULES, Capture, TracingStatus
 
 logger = logging.getLogger("answerlens.tracing")
 SCOPE = "answerlens"
@@ -74,10 +76,11 @@ def own_provider(status: TracingStatus) -> TracerProvider:
 
 
 class Tracer:
-    """Starts our spans on one provider; ``redact`` cleans every exception message before it is recorded."""
+    """Starts our spans on one provider, with what content they may carry."""
 
-    def __init__(self, provider: trace_api.TracerProvider | None) -> None:
+    def __init__(self, provider: trace_api.TracerProvider | None, capture: Capture) -> None:
         self.provider = provider
+        self.capture = capture
         self._tracer = (provider.get_tracer(SCOPE) if provider is not None else trace_api.get_tracer(SCOPE))
 
     def shutdown(self) -> None:
@@ -104,11 +107,14 @@ class LiveSpan:
     def record(self, attributes: dict[str, Any]) -> None:
         self.span.set_attributes(attributes)
 
-    def fail(self, exc: BaseException, redact: Callable[[str], str]) -> None:
-        """Status ERROR and an ``exception`` event carrying the redacted message only: no traceback, whose
-        chained causes could quote a URL or a key."""
+    def fail(self, exc: BaseException, config: AnswerabilityConfig | None) -> None:
+        """Status ERROR and an ``exception`` event carrying the message redacted as every message is (the
+        configuration's key), and no traceback, whose chained causes could quote a URL or a key."""
+        message = str(exc)
+        if config is not None:
+            message = failures_for(config).redact(message)
         kind = getattr(exc, "kind", None)
-        self.error(f"{type(exc).__module__}.{type(exc).__qualname__}", redact(str(exc)) or type(exc).__name__,
+        self.error(f"{type(exc).__module__}.{type(exc).__qualname__}", message or type(exc).__name__,
                    kind if isinstance(kind, str) else None)
 
     def error(self, type_name: str, message: str, kind: str | None = None) -> None:
@@ -122,13 +128,13 @@ class LiveSpan:
         self.span.set_status(Status(StatusCode.OK))
 
     @contextmanager
-    def current(self, redact: Callable[[str], str], *, end: bool) -> Iterator[LiveSpan]:
+    def current(self, config: AnswerabilityConfig | None, *, end: bool) -> Iterator[LiveSpan]:
         """Make the span the current one (children attach to it); a failure inside is recorded and re-raised."""
         token = context_api.attach(trace_api.set_span_in_context(self.span))
         try:
             yield self
         except BaseException as exc:
-            self.fail(exc, redact)
+            self.fail(exc, config)
             if not end:
                 self.span.end()  # the caller does not reach its own end
             raise

@@ -144,13 +144,3 @@ def status(environ: Mapping[str, str] | None = None) -> TracingStatus:
         return TracingStatus(False, f"an OTLP endpoint is set but the exporter is not installed: {extra}",
                              where, protocol)
     return TracingStatus(True, f"spans go to {where} (OTLP {protocol})", where, protocol, own_provider=True)
-
-
-def environment_key(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """The variables that decide ``status``: a change of any of them means deciding again."""
-    env = os.environ if environ is None else environ
-    return tuple(env.get(name, "") for name in (
-        "OTEL_SDK_DISABLED", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-        "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_HEADERS",
-        "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
-        "OTEL_RESOURCE_ATTRIBUTES", "OTEL_SERVICE_NAME"))
