@@ -13,6 +13,7 @@ TARGETS = {
     "start_s_max": 0.25,
     "scaling_100k_ms_max": 200.0,
     "scaling_growth_max": 12.0,
+    "tracing_added_ms_max": 0.2,
 }
 
 
@@ -129,7 +130,28 @@ def table(results: dict[str, Any]) -> str:
 
     if "embedded" in results:
         out += embedded_table(results["embedded"])
+    if "tracing" in results:
+        out += tracing_table(results["tracing"])
     return "\n".join(out)
+
+
+def tracing_table(tracing: dict[str, Any]) -> list[str]:
+    """Tracing on vs off: the assess call's added latency (target), the CPU with the background export, the CLI."""
+    out = [f"7. Tracing: a replayed assessment with tracing off and on (OTLP/HTTP to a local collector), "
+           f"{tracing['rounds']} alternating processes of {tracing['calls']} calls; target: the call's added latency "
+           f"<= {TARGETS['tracing_added_ms_max']} ms", ""]
+    rows = [["assess call, median ms", f"{tracing['off']['call_ms']:.3f}", f"{tracing['on']['call_ms']:.3f}",
+             f"**{tracing['added_call_ms']:+.3f}**", verdict(tracing["added_call_ms"] <= TARGETS["tracing_added_ms_max"])],
+            ["CPU ms per assessment, background export included", f"{tracing['off']['cpu_ms']:.3f}",
+             f"{tracing['on']['cpu_ms']:.3f}", f"{tracing['added_cpu_ms']:+.3f}", ""],
+            ["`answerlens assess` (replay) process, s", f"{tracing['cli_assess_s']['off']:.2f}",
+             f"{tracing['cli_assess_s']['on']:.2f}",
+             f"{tracing['cli_assess_s']['on'] - tracing['cli_assess_s']['off']:+.2f}", ""]]
+    out += _table(["", "off", "on", "added", "target"], rows)
+    imported = ", ".join(tracing["otel_modules_imported"]) or "none"
+    out += ["", f"Tracing off: OpenTelemetry modules imported by `answerlens assess`: {imported}; "
+            f"answerlens.tracing's own import: {tracing['tracing_import_us'] / 1000:.1f} ms", ""]
+    return out
 
 
 def _ratio(item: dict[str, Any]) -> str:

@@ -25,6 +25,7 @@ from typing import Any
 import bundles
 import report
 import throughput
+import tracing_overhead
 import trial_cli
 
 from answerlens.loading import MAX_BUNDLE_BYTES
@@ -304,6 +305,51 @@ def bench_embedded(before: bool) -> dict[str, Any]:
     return json.loads(completed.stdout.strip().splitlines()[-1])  # llama.cpp logs to stderr
 
 
+# --- 7. tracing ----------------------------------------------------------------------------------------------
+
+
+def bench_tracing(rounds: int, calls: int) -> dict[str, Any]:
+    """Replayed assessments with tracing off and on (OTLP/HTTP to a local collector that drops every batch), in
+    alternating processes of their own; the CLI's assess with tracing off and on; what tracing off imports."""
+    off_env = {key: value for key, value in os.environ.items() if not key.startswith(("OTEL_", "OPENINFERENCE_"))}
+    script = str(HERE / "tracing_overhead.py")
+    sink = subprocess.Popen([sys.executable, script, "sink"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert sink.stdout is not None
+        on_env = {**off_env, "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{int(sink.stdout.readline())}"}
+        arms: dict[str, list[dict[str, Any]]] = {"off": [], "on": []}
+        for index in range(rounds):
+            for arm in (("off", "on") if index % 2 == 0 else ("on", "off")):
+                done = subprocess.run([sys.executable, script, "assess", "--calls", str(calls), "--rounds", "3"],
+                                      env=off_env if arm == "off" else on_env, check=True, capture_output=True,
+                                      text=True)
+                arms[arm].append(json.loads(done.stdout))
+        cli = {arm: _cli_assess(env, rounds) for arm, env in (("off", off_env), ("on", on_env))}
+    finally:
+        sink.terminate()
+        sink.wait(timeout=10)
+    imports = json.loads(subprocess.run([sys.executable, script, "imports"], env=off_env, check=True,
+                                        capture_output=True, text=True).stdout)
+    found: dict[str, Any] = {"rounds": rounds, "calls": calls * 3, "cli_assess_s": cli, **imports}
+    for arm, runs in arms.items():
+        found[arm] = {"call_ms": statistics.median(run["call_ns_median"] for run in runs) / 1e6,
+                      "cpu_ms": statistics.median(statistics.median(run["cpu_ns_per_call"]) for run in runs) / 1e6}
+    found["added_call_ms"] = found["on"]["call_ms"] - found["off"]["call_ms"]
+    found["added_cpu_ms"] = found["on"]["cpu_ms"] - found["off"]["cpu_ms"]
+    return found
+
+
+def _cli_assess(env: dict[str, str], rounds: int) -> float:
+    command = [sys.executable, "-m", "answerlens.cli", "assess", str(tracing_overhead.SAMPLE), "--provider", "replay",
+               "--json"]
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        subprocess.run(command, env=env, check=True, capture_output=True)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
 # --- the run -----------------------------------------------------------------------------------------------
 
 
@@ -319,13 +365,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", action="append",
                         choices=("overhead", "throughput", "trial_cli", "start", "scaling", "memory", "claims",
-                                 "embedded"),
+                                 "embedded", "tracing"),
                         help="run only these benchmarks (repeatable); results then go to the temp directory")
     parser.add_argument("--quick", action="store_true", help="fewer rounds and runs, to check the harness")
     parser.add_argument("--out", type=Path, help="write the results here instead (default results/latest.json; "
                         "partial and quick runs go to the temp directory)")
     args = parser.parse_args()
-    chosen = args.only or ["overhead", "throughput", "trial_cli", "start", "scaling", "memory", "claims", "embedded"]
+    chosen = args.only or ["overhead", "throughput", "trial_cli", "start", "scaling", "memory", "claims", "embedded",
+                           "tracing"]
     # Measured as installed code runs: with bytecode cached (an environment that turns caching off would
     # recompile every module at each start, some 0.2 s), compiled once before anything is timed.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -363,6 +410,9 @@ def main() -> None:
         if "embedded" in chosen:
             print("+ the embedded model (bundled SmolLM2) …", file=sys.stderr, flush=True)
             results["embedded"] = bench_embedded(before=not args.quick)
+        if "tracing" in chosen:
+            print("+ tracing on vs off (OTLP to a local collector) …", file=sys.stderr, flush=True)
+            results["tracing"] = bench_tracing(2 if args.quick else 6, 100 if args.quick else 300)
     results["machine"]["load_after"] = load_average()
     source = results.get("overhead", {}).get("workers", {}).get("answerlens", {}).get("source")
     if source and Path(source).is_relative_to(HERE.parent):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from types import TracebackType
 from typing import Any
 
 from opentelemetry import context as context_api
@@ -24,6 +24,7 @@ from answerlens.providers.http import failures_for
 from answerlens.tracing.settings import EXPORTER_MODULES, Capture, TracingStatus
 
 logger = logging.getLogger("answerlens.tracing")
+OK = Status(StatusCode.OK)
 SCOPE = "answerlens"
 SILENCED = "opentelemetry.exporter"
 """The exporters' loggers: they complain on every retry of every batch, naming the endpoint as written (userinfo
@@ -125,24 +126,35 @@ class LiveSpan:
             self.span.set_attribute("answerlens.error_kind", kind)
 
     def ok(self) -> None:
-        self.span.set_status(Status(StatusCode.OK))
+        self.span.set_status(OK)
 
-    @contextmanager
-    def current(self, config: AnswerabilityConfig | None, *, end: bool) -> Iterator[LiveSpan]:
+    def current(self, config: AnswerabilityConfig | None, *, end: bool) -> Current:
         """Make the span the current one (children attach to it); a failure inside is recorded and re-raised."""
-        token = context_api.attach(trace_api.set_span_in_context(self.span))
-        try:
-            yield self
-        except BaseException as exc:
-            self.fail(exc, config)
-            if not end:
-                self.span.end()  # the caller does not reach its own end
-            raise
-        finally:
-            context_api.detach(token)
-            if end:
-                self.end()
+        return Current(self, config, end)
 
     def end(self) -> None:
         if self.span.is_recording():
             self.span.end()
+
+
+class Current:
+    """``with live.current(...)``: the span is current inside; a failure is recorded (and ends the span, whose
+    owner does not reach its own end); ``end`` ends it on the way out in any case. A plain object, not a
+    generator: this runs twice per assessment."""
+
+    def __init__(self, live: LiveSpan, config: AnswerabilityConfig | None, end: bool) -> None:
+        self.live = live
+        self.config = config
+        self.ends = end
+        self.token: object = None
+
+    def __enter__(self) -> LiveSpan:
+        self.token = context_api.attach(trace_api.set_span_in_context(self.live.span))
+        return self.live
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        context_api.detach(self.token)  # type: ignore[arg-type]
+        if exc is not None:
+            self.live.fail(exc, self.config)
+        if self.ends or exc is not None:
+            self.live.end()

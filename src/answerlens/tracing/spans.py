@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import ExitStack
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -26,14 +25,14 @@ class RecordingSpan(AssessmentSpan):
         self._tracer = tracer
         self._live = live
         self._config = config
-        self._scope = ExitStack()
+        self._current = live.current(config, end=True)
 
     def __enter__(self) -> RecordingSpan:
-        self._scope.enter_context(self._live.current(self._config, end=True))
+        self._current.__enter__()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self._scope.__exit__(kind, exc, tb)
+        self._current.__exit__(kind, exc, tb)
 
     def current(self, config: AnswerabilityConfig | None = None) -> Any:
         return self._live.current(config, end=False)
