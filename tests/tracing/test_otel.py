@@ -81,3 +81,33 @@ def test_the_cli_with_an_unreachable_collector_exits_ok_within_the_export_timeou
     assert PASSWORD not in done.stderr
     # Start-up, the assessment, then at exit one export attempt bounded by the exporter's timeout.
     assert spent < EXPORT_TIMEOUT + 30
+
+
+APPLICATION = f"""
+import json, sys
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+memory = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(memory))
+trace.set_tracer_provider(provider)  # the application's own, global provider; no OTLP endpoint anywhere
+
+from answerlens.cli import main
+with trace.get_tracer("app").start_as_current_span("app.request"):
+    main(["assess", {str(SAMPLES / "answerable_billing_database.json")!r}, "--provider", "replay", "--json"])
+print(json.dumps([[span.name, span.parent.span_id if span.parent else None, span.context.span_id]
+                  for span in memory.get_finished_spans()]))
+"""
+
+
+def test_an_application_provider_is_used_without_any_endpoint() -> None:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("OTEL_")}
+    done = subprocess.run([sys.executable, "-c", APPLICATION], env={**env, "PYTHONPATH": str(REPO / "src")},
+                          capture_output=True, text=True, timeout=120, check=True)
+    spans = {name: (parent, own) for name, parent, own in json.loads(done.stdout.splitlines()[-1])}
+    assert set(spans) == {"app.request", "answerlens.assess", "answerlens.llm"}
+    assert spans["answerlens.assess"][0] == spans["app.request"][1]
+    assert spans["answerlens.llm"][0] == spans["answerlens.assess"][1]
