@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 from answerlens.recording import RecordingMatch, ReplyOrigin
@@ -15,10 +15,60 @@ if TYPE_CHECKING:
     from answerlens.assessment import AnswerabilityAssessment, ProviderMetadata
     from answerlens.config import AnswerabilityConfig
     from answerlens.second_opinion.models import SecondOpinion
-    from answerlens.trials.log import TrialSample
-    from answerlens.trials.result import TrialResult
 
 Attributes = dict[str, str | bool | int | float | list[str]]
+
+
+class SampleError(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+
+class Sample(Protocol):
+    """What a span reads of a trial sample (``trials.log.TrialSample``; structural, so tracing does not
+    depend on the trials package, which depends on it)."""
+
+    @property
+    def case_id(self) -> str: ...
+
+    @property
+    def repeat(self) -> int: ...
+
+    @property
+    def assessment(self) -> AnswerabilityAssessment | None: ...
+
+    @property
+    def error(self) -> SampleError | None: ...
+
+    @property
+    def second_opinion(self) -> SecondOpinion | None: ...
+
+
+class GateResult(Protocol):
+    @property
+    def passed(self) -> bool: ...
+
+    @property
+    def observed(self) -> int | float: ...
+
+    @property
+    def required(self) -> int | float: ...
+
+
+class Gates(Protocol):
+    """A run's gate report (``trials.gates.GateReport``), structurally."""
+
+    @property
+    def passed(self) -> bool: ...
+
+    @property
+    def failed(self) -> list[str]: ...
+
+    @property
+    def results(self) -> Mapping[str, GateResult]: ...
 
 KIND = "openinference.span.kind"
 EVALUATOR = "EVALUATOR"
@@ -128,18 +178,17 @@ def _messages(prefix: str, messages: tuple[tuple[str, str], ...], text: bool) ->
     return attributes
 
 
-def sample(item: TrialSample) -> Attributes:
+def sample(item: Sample) -> Attributes:
     attributes: Attributes = {"answerlens.case_id": item.case_id, "answerlens.repeat": item.repeat}
     if item.error is not None:
         attributes["answerlens.error_kind"] = item.error.kind
     return attributes
 
 
-def trial(result: TrialResult | None, counts: Mapping[str, Any]) -> Attributes:
+def trial(gates: Gates | None, counts: Mapping[str, Any]) -> Attributes:
     """A trial run's counts and, when it finished, its gates: passed overall, and each gate's figures."""
     attributes: Attributes = {f"answerlens.trial.{name}": value for name, value in counts.items()
                               if isinstance(value, (str, bool, int, float))}
-    gates = result.quality_gates if result is not None else None
     if gates is not None:
         attributes["answerlens.gates.passed"] = gates.passed
         attributes["answerlens.gates.failed"] = gates.failed

@@ -11,8 +11,7 @@ if TYPE_CHECKING:
     from answerlens.assessment import AnswerabilityAssessment, ProviderMetadata
     from answerlens.config import AnswerabilityConfig
     from answerlens.second_opinion.models import SecondOpinion
-    from answerlens.trials.log import TrialSample
-    from answerlens.trials.result import TrialResult
+    from answerlens.tracing.attributes import Gates, Sample
 
 APP_URL_VARIABLE = "ANSWERLENS_APP_URL"
 _app_url: str | None = None
@@ -41,10 +40,10 @@ class AssessmentSpan:
     def opinion(self, second: SecondOpinion | None) -> None:
         """The second opinion's flag codes."""
 
-    def sampled(self, sample: TrialSample) -> None:
+    def sampled(self, sample: Sample) -> None:
         """A trial sample's outcome; ends the span ``sample`` started."""
 
-    def finished(self, result: TrialResult | None, **counts: Any) -> None:
+    def finished(self, gates: Gates | None, **counts: Any) -> None:
         """A run's counts and gates."""
 
 

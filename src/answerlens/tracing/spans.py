@@ -13,8 +13,7 @@ if TYPE_CHECKING:
     from answerlens.assessment import AnswerabilityAssessment, ProviderMetadata
     from answerlens.config import AnswerabilityConfig
     from answerlens.second_opinion.models import SecondOpinion
-    from answerlens.trials.log import TrialSample
-    from answerlens.trials.result import TrialResult
+    from answerlens.tracing.attributes import Gates, Sample
 
 
 class RecordingSpan(AssessmentSpan):
@@ -49,7 +48,7 @@ class RecordingSpan(AssessmentSpan):
         if second is not None:
             self._live.record(attributes.opinion(second))
 
-    def sampled(self, sample: TrialSample) -> None:
+    def sampled(self, sample: Sample) -> None:
         self._live.record(attributes.sample(sample))
         if sample.assessment is not None:
             self.assessed(sample.assessment)
@@ -58,8 +57,8 @@ class RecordingSpan(AssessmentSpan):
             self._live.error(sample.error.kind, sample.error.message, sample.error.kind)
         self._live.end()
 
-    def finished(self, result: TrialResult | None, **counts: Any) -> None:
-        self._live.record(attributes.trial(result, counts))
+    def finished(self, gates: Gates | None, **counts: Any) -> None:
+        self._live.record(attributes.trial(gates, counts))
 
 
 def assessment(tracer: Tracer, config: AnswerabilityConfig, query: str) -> RecordingSpan:

@@ -131,7 +131,8 @@ async def run_trial(
                 async with EndpointPool(config, urls, concurrency, evaluator_factory) as pool, SampleWriter() as writer:
                     await run.all(pool, writer)
             outcome = _finish(plan, run, gates=gates, concurrency=concurrency, warnings=warnings)
-            span.finished(outcome.result, errors=outcome.errors, cancelled=outcome.cancelled)
+            span.finished(outcome.result.quality_gates if outcome.result else None, errors=outcome.errors,
+                          cancelled=outcome.cancelled)
         return outcome
 
 
