@@ -162,9 +162,11 @@ def test_the_cli_traces_a_forced_replay(phoenix: Phoenix, project: str) -> None:
 def test_a_trial_is_one_run_span_with_a_span_per_sample(phoenix: Phoenix, project: str, tmp_path: Path) -> None:
     bundle = {"records": [{"text": "The API uses Postgres 16."}, {"text": "The cache is Redis 7."}]}
     cases = [{"id": "a1", "question": "Q a1", "label": "answerable", "question_type": "t", "bundle": bundle},
-             {"id": "u1", "question": "Q u1", "label": "unanswerable", "question_type": "t", "bundle": bundle}]
+             {"id": "u1", "question": "Q u1", "label": "unanswerable", "question_type": "t", "bundle": bundle},
+             {"id": "e1", "question": "Q e1", "label": "answerable", "question_type": "t", "bundle": bundle}]
     (tmp_path / "cases.json").write_text(json.dumps(cases))
-    replies = {"Q a1": judgement(("Database", "supported", ["m1"])), "Q u1": judgement(("Owner", "unsupported", []))}
+    replies = {"Q a1": judgement(("Database", "supported", ["m1"])), "Q u1": judgement(("Owner", "unsupported", [])),
+               "Q e1": 500}
     with oracle_server(replies) as server:
         outcome = asyncio.run(run_trial(
             load_dataset(tmp_path / "cases.json"),
@@ -172,15 +174,22 @@ def test_a_trial_is_one_run_span_with_a_span_per_sample(phoenix: Phoenix, projec
                                 max_retries=0),
             repeats=2, out=tmp_path / "run", gates={Gate.UNSAFE_FULL_ANSWER_COUNT_MAX: 0}))
     assert outcome.result is not None and tracing.flush()
-    spans = phoenix.wait_for_spans(lambda spans: len(spans) >= 9, project)
+    spans = phoenix.wait_for_spans(lambda spans: len(spans) >= 13, project)
 
     run = one(spans, "answerlens.trial")
     samples = named(spans, "answerlens.sample")
-    assert run["span_kind"] == "CHAIN" and len(samples) == 4
+    assert run["span_kind"] == "CHAIN" and len(samples) == 6
     assert {span["parent_id"] for span in samples} == {run["context"]["span_id"]}
     assert sorted((span["attributes"]["answerlens.case_id"], span["attributes"]["answerlens.repeat"])
-                  for span in samples) == [("a1", 0), ("a1", 1), ("u1", 0), ("u1", 1)]
-    assert {span["attributes"]["answerlens.verdict"] for span in samples} == {"answerable", "insufficient"}
+                  for span in samples) == [("a1", 0), ("a1", 1), ("e1", 0), ("e1", 1), ("u1", 0), ("u1", 1)]
+    assessed = [span for span in samples if span["attributes"]["answerlens.case_id"] != "e1"]
+    failed = [span for span in samples if span["attributes"]["answerlens.case_id"] == "e1"]
+    assert {span["attributes"]["answerlens.verdict"] for span in assessed} == {"answerable", "insufficient"}
+    assert {span["status_code"] for span in assessed} == {"OK"}
+    for span in failed:
+        assert span["status_code"] == "ERROR" and "answerlens.verdict" not in span["attributes"]
+        assert span["attributes"]["answerlens.error_kind"] == span["events"][0]["attributes"]["exception.type"]
+    assert run["attributes"]["answerlens.trial.errors"] == 2
     assert {llm["parent_id"] for llm in named(spans, "answerlens.llm")} == {s["context"]["span_id"] for s in samples}
     assert run["attributes"]["answerlens.gates.passed"] is True
     assert run["attributes"]["answerlens.gate.unsafe_full_answer_count_max.passed"] is True
