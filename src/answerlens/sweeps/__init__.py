@@ -1,0 +1,12 @@
+"""The packing sweep (DESIGN §12): one question over one bundle at a grid of packing settings, on the trial engine.
+
+    settings  formats and budgets as typed (``packed``, tokens, ``NN%``), the grid     cut  where a budget cuts
+    run       contexts -> the trial engine (cells as cases) -> ``result.json``       folder  run.json, bundle.json
+    summary   cells counted from samples; what changed between budgets               result  the typed log
+    reader    the one reader of a sweep folder; ``verify_sweep``
+"""
+
+from answerlens.sweeps.result import SweepCell, SweepChange, SweepResult
+from answerlens.sweeps.run import SweepOutcome, run_sweep, sweep
+
+__all__ = ["SweepCell", "SweepChange", "SweepOutcome", "SweepResult", "run_sweep", "sweep"]

@@ -1,0 +1,63 @@
+import pytest
+
+from answerlens.sweeps.cut import cell_context, packed_tokens
+from answerlens.sweeps.settings import Setting, SweepFormat
+from answerlens.tokens import token_count
+from tests.sweeps.helpers import NEEDLE, bundle
+
+FORMATS = [pytest.param(fmt, id=fmt.value) for fmt in (SweepFormat.READER_CITED, SweepFormat.AUDITABLE,
+                                                      SweepFormat.COMPACT)]
+
+
+def setting(fmt: SweepFormat, budget: str) -> Setting:
+    return Setting(format=fmt, budget=budget)
+
+
+def test_packed_in_the_packed_format_is_the_bundle_as_packed() -> None:
+    packed = bundle()
+    context = cell_context(packed, setting(SweepFormat.READER_CITED, "packed"))
+    assert context.bundle is packed
+    assert context.budget_tokens is None and context.cut == ()
+    assert context.tokens_used == packed_tokens(packed) == token_count(packed.render())[0]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_budget_keeps_records_in_packed_order_while_the_context_fits(fmt: SweepFormat) -> None:
+    packed = bundle()
+    full = cell_context(packed, setting(fmt, "packed"))
+    exact = cell_context(packed, setting(fmt, str(full.tokens_used)))
+    short = cell_context(packed, setting(fmt, str(full.tokens_used - 1)))
+    assert len(exact.kept) == 4 and exact.cut == ()
+    assert [str(item) for item in short.cut] == [NEEDLE]
+    assert short.kept == full.kept[:3]
+    assert short.tokens_used <= full.tokens_used - 1
+    assert short.tokens_used == token_count(short.bundle.render())[0]
+    assert "Leo Alvarez" not in short.bundle.render()
+
+
+def test_labels_stay_the_full_bundles_when_records_are_cut() -> None:
+    packed = bundle("auditable")  # packed without references: labels come from every record's id
+    full = cell_context(packed, setting(SweepFormat.COMPACT, "packed"))
+    cut = cell_context(packed, setting(SweepFormat.COMPACT, str(full.tokens_used - 1)))
+    assert dict(cut.bundle.context_references) == {ref: record for ref, record in
+                                                   full.bundle.context_references.items() if str(record) != NEEDLE}
+
+
+def test_a_percentage_is_of_the_packed_contexts_tokens() -> None:
+    packed = bundle()
+    context = cell_context(packed, setting(SweepFormat.READER_CITED, "80%"))
+    assert context.budget_tokens == packed_tokens(packed) * 80 // 100
+    assert 0 < len(context.kept) < 4
+
+
+def test_reader_without_citations_is_an_explained_outcome() -> None:
+    context = cell_context(bundle(), setting(SweepFormat.READER_PLAIN, "packed"))
+    assert not context.assessable
+    assert "citations off" in (context.reason or "")
+    assert len(context.kept) == 4
+
+
+def test_a_budget_that_keeps_no_record_is_an_explained_outcome() -> None:
+    context = cell_context(bundle(), setting(SweepFormat.COMPACT, "3"))
+    assert not context.assessable and context.kept == () and len(context.cut) == 4
+    assert "keeps no record" in (context.reason or "")
