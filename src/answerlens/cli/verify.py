@@ -32,6 +32,10 @@ def run(args: argparse.Namespace) -> int:
     path: Path = args.file
     if path.is_file() and is_html(path):  # a report: its embedded data, and its page rendered again
         return verify_file(path, args.bundle)
+    from answerlens.sweeps.reader import is_sweep
+
+    if is_sweep(path):
+        return _verify_sweep(path, args)
     data = None if path.is_dir() else read_json(path)
     if data is None or holds_trial_log(data):  # a result, a run folder or a sample: through the trial log
         from answerlens.trials.reader import assessments_in, assessments_of, read_trial
@@ -59,6 +63,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"{path}: {failures} of {total} assessment(s) have problems")
         return EXIT_PROBLEMS
     print(f"{path}: ok ({total} assessment{'s' if total != 1 else ''} verified)")
+    return EXIT_OK
+
+
+def _verify_sweep(path: Path, args: argparse.Namespace) -> int:
+    """A sweep folder (or its result.json): every sample re-derived over its cell's context, the summary
+    recomputed; the bundle is the sweep's own (``bundle.json``)."""
+    from answerlens.sweeps.reader import verify_sweep
+
+    if args.bundle:
+        raise UsageError("a sweep carries its bundle (bundle.json): --bundle does not apply")
+    count, problems = verify_sweep(path)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{path}: {len(problems)} problem(s) in a sweep of {count} sample(s)")
+        return EXIT_PROBLEMS
+    print(f"{path}: ok (sweep: {count} sample{'s' if count != 1 else ''} re-derived, summary recomputed)")
     return EXIT_OK
 
 
