@@ -32,7 +32,7 @@ GRID_CSS = """<style>
 </style>"""
 
 
-def cell_html(index: int, cell: SweepCell, link: Callable[[int], str] | None) -> str:
+def cell_html(index: int, cell: SweepCell, link: Callable[[int], str | None] | None) -> str:
     total = len(cell.records_kept) + len(cell.records_cut)
     cut = f"{len(cell.records_kept)}/{total} records · {cell.tokens_used:,} tokens"
     attrs = f'data-cell="{index}" data-format="{esc(cell.format)}" data-budget="{esc(cell.budget)}"'
@@ -50,8 +50,9 @@ def cell_html(index: int, cell: SweepCell, link: Callable[[int], str] | None) ->
             f'<div class="al-sub"><span{stable_css}>{stability}</span>'
             f'{" · " + str(cell.errors) + " error(s)" if cell.errors and action is not None else ""}</div>'
             f'<div class="al-sub">{esc(cut)}</div>')
-    if link is not None:
-        body = f'<a href="{esc(link(index))}" target="_self">{body}</a>'
+    href = link(index) if link is not None else None
+    if href is not None:
+        body = f'<a href="{esc(href)}" target="_self">{body}</a>'
     style = f"background-color:var(--al-soft-{tone});box-shadow:inset 4px 0 0 var(--al-edge-{tone})"
     shown = action.value if action else "error"
     return (f'<td {attrs} data-action="{esc(shown)}" data-stable="{str(cell.stable).lower()}" style="{style}">'
@@ -62,7 +63,7 @@ def _short_reason(reason: str) -> str:
     return reason.split(" (", 1)[0].split(":", 1)[0]
 
 
-def grid_html(result: SweepResult, *, link: Callable[[int], str] | None = None) -> str:
+def grid_html(result: SweepResult, *, link: Callable[[int], str | None] | None = None) -> str:
     """The grid: a row per format, a column per budget; ``link(index)`` makes each assessed cell a link."""
     budgets = columns(result)
     head = "".join(f"<th>{esc(budget)}</th>" for budget in budgets)
