@@ -32,4 +32,4 @@ if source is not None:
     if reply is not None:
         packing_view.matrix(renderings, reply)
 
-sweep_view.section("packing", source)
+sweep_view.section("packing", source, APP_ROOT / "sample_bundles" / "sweeps")

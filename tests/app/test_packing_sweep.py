@@ -86,3 +86,14 @@ def test_an_unknown_sweep_link_says_so() -> None:
     at.switch_page(PAGE).run()
     assert_clean(at)
     assert "No stored sweep 0123456789ab" in html(at)
+
+
+def test_the_shipped_sweep_opens_without_a_server() -> None:
+    at = AppTest.from_file(start()._script_path, default_timeout=30)
+    at.query_params["sweep"] = "sweep_budget_cut"
+    at.run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    page = html(at)
+    assert 'data-sweep="sweep_budget_cut"' in page
+    assert 'data-format="reader_cited" data-budget="90%" data-action="answer_partially"' in page

@@ -46,6 +46,17 @@ def add_commands(commands: Any) -> None:
     add_provider_options(sweep, ["ollama", "openai", "llamacpp"])
     sweep.set_defaults(handler=run)
 
+    show = commands.add_parser("sweep-report", help="print a sweep's grid and what changed (no model call)")
+    show.add_argument("sweep", type=Path, help="a sweep directory (finished or not) or its result.json")
+    show.set_defaults(handler=run_show)
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from answerlens.sweeps.reader import read_sweep
+
+    print("\n".join(grid_lines(read_sweep(args.sweep))))
+    return EXIT_OK
+
 
 def run(args: argparse.Namespace) -> int:
     import asyncio

@@ -51,3 +51,13 @@ async def test_plan_store_reopen_and_export(tmp_path: Path) -> None:
     rows = list(csv.DictReader(io.StringIO(sweeps.csv_text(opened.result))))
     assert [row["action"] for row in rows] == ["", "", "answer", "answer_partially"]
     assert rows[0]["reason"].startswith("reader with citations off") and list(rows[0]) == list(sweeps.CSV_COLUMNS)
+
+
+def test_shipped_examples_open_by_name_beside_stored_sweeps(tmp_path: Path) -> None:
+    from tests.paths import SAMPLES
+
+    examples = SAMPLES / "sweeps"
+    assert sweeps.folder_for(tmp_path, "sweep_budget_cut", examples) == examples / "sweep_budget_cut"
+    assert sweeps.folder_for(tmp_path, "sweep_budget_cut") is None
+    assert sweeps.folder_for(tmp_path, "../sweeps", examples) is None
+    assert [item.id for item in sweeps.stored(tmp_path, examples)] == ["sweep_budget_cut"]

@@ -4,6 +4,8 @@ deep link ``?sweep=<id>``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from answerlens.report import sweep_report
@@ -18,7 +20,8 @@ from answerlens.ui.packing.sweep_job import SweepJob
 LABELS = {item.value: item.label for item in SweepFormat}
 
 
-def section(prefix: str, source: Source | None) -> None:
+def section(prefix: str, source: Source | None, examples: Path | None = None) -> None:
+    """``examples``: the shipped sweeps (``sample_bundles/sweeps``), listed and opened beside the stored ones."""
     st.subheader("Run a sweep")
     st.caption("Assess one question at every format × token budget, several times each: does a packing setting "
                "change the verdict, and which cut record made it change?")
@@ -27,8 +30,8 @@ def section(prefix: str, source: Source | None) -> None:
     if source is not None:
         _form(prefix, source, choice.config, choice.problem)
     _progress(prefix)
-    _picker(prefix)
-    _show(prefix)
+    _picker(prefix, examples)
+    _show(prefix, examples)
 
 
 def _follow_link(prefix: str) -> None:
@@ -114,8 +117,8 @@ def _live(prefix: str) -> None:
               disabled=job.cancel.is_set(), help="finished samples are kept; Run a sweep again resumes")
 
 
-def _picker(prefix: str) -> None:
-    kept = sweeps.stored(sweeps.sweeps_dir())
+def _picker(prefix: str, examples: Path | None) -> None:
+    kept = sweeps.stored(sweeps.sweeps_dir(), examples)
     if not kept:
         return
     titles = {item.id: f"{item.question[:70]} · {item.bundle} · {item.cells} cells"
@@ -136,12 +139,12 @@ def _picked(prefix: str, key: str) -> None:
         st.query_params["sweep"] = chosen
 
 
-def _show(prefix: str) -> None:
+def _show(prefix: str, examples: Path | None) -> None:
     ident = st.session_state.get(f"{prefix}.sweep_id")
     job: SweepJob | None = st.session_state.get(f"{prefix}.sweep_job")
     if not ident or (job is not None and job.running and job.out.name == ident):
         return
-    path = sweeps.folder_for(sweeps.sweeps_dir(), ident)
+    path = sweeps.folder_for(sweeps.sweeps_dir(), ident, examples)
     if path is None:
         st.html(notice_html("warning", f"No stored sweep {ident}", "the link names a sweep this machine does not "
                             "keep", "run the sweep again, or pick a stored one"))

@@ -24,6 +24,8 @@ from answerlens.ui.common.runs import RunStore, data_dir
 
 SWEEPS = "sweeps"
 _ID = re.compile(r"[0-9a-f]{12}")
+_EXAMPLE = re.compile(r"[a-z][a-z0-9_]{0,60}")
+"""A shipped example's name (``sample_bundles/sweeps/<name>``)."""
 
 
 def sweeps_dir() -> Path:
@@ -69,11 +71,16 @@ class StoredSweep:
     modified: float
 
 
-def stored(root: Path) -> list[StoredSweep]:
-    """Every sweep kept under ``root``, newest first (folders that are not sweeps are skipped)."""
+def stored(root: Path, examples: Path | None = None) -> list[StoredSweep]:
+    """Every sweep kept under ``root``, newest first, then the shipped examples (folders that are not sweeps
+    are skipped)."""
+    return _listed(root, _ID) + (_listed(examples, _EXAMPLE) if examples is not None else [])
+
+
+def _listed(root: Path, names: re.Pattern[str]) -> list[StoredSweep]:
     found = []
     for path in root.glob("*/" + folder.MANIFEST) if root.is_dir() else ():
-        if not _ID.fullmatch(path.parent.name):
+        if not names.fullmatch(path.parent.name):
             continue
         try:
             manifest = folder.read_manifest(path.parent)
@@ -84,12 +91,13 @@ def stored(root: Path) -> list[StoredSweep]:
     return sorted(found, key=lambda item: item.modified, reverse=True)
 
 
-def folder_for(root: Path, ident: str) -> Path | None:
-    """The folder of sweep ``ident``, or None when the id is malformed or unknown (never a path outside ``root``)."""
-    if not _ID.fullmatch(ident or ""):
-        return None
-    path = root / ident
-    return path if (path / folder.MANIFEST).exists() else None
+def folder_for(root: Path, ident: str, examples: Path | None = None) -> Path | None:
+    """The folder of sweep ``ident`` (a stored sweep's id, or a shipped example's name), or None when it is
+    malformed or unknown (never a path outside ``root`` and ``examples``)."""
+    for base, names in ((root, _ID), (examples, _EXAMPLE)):
+        if base is not None and names.fullmatch(ident or "") and (base / ident / folder.MANIFEST).exists():
+            return base / ident
+    return None
 
 
 @dataclass(frozen=True)
