@@ -36,4 +36,4 @@ def test_sweep_report_prints_the_recorded_grid(capsys: pytest.CaptureFixture[str
     assert main(["sweep-report", str(SWEEP)]) == 0
     printed = capsys.readouterr().out
     assert printed.splitlines()[1].split()[:4] == ["reader_cited", "answer", "3/3", "·"]
-    assert "the cut removed 1 record(s) its citations used: " + HANDOFF in printed
+    assert f"the cut removed 1 record(s) its citations used: m6 ({HANDOFF})" in printed

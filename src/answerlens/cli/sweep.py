@@ -52,9 +52,11 @@ def add_commands(commands: Any) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from answerlens.sweeps.reader import read_sweep
+    from answerlens.sweeps.reader import read_recorded, recompute
+    from answerlens.sweeps.view import labels_of
 
-    print("\n".join(grid_lines(read_sweep(args.sweep))))
+    recorded = read_recorded(args.sweep)
+    print("\n".join(grid_lines(recompute(recorded)[0], labels_of(recorded.bundle))))
     return EXIT_OK
 
 
@@ -96,10 +98,10 @@ def run(args: argparse.Namespace) -> int:
         print(file=sys.stderr)
         return fail(130, f"interrupted; finished samples are saved in {args.out} — rerun the same command to resume")
     print(file=sys.stderr)
-    return _finished(args, outcome)
+    return _finished(args, outcome, bundle)
 
 
-def _finished(args: argparse.Namespace, outcome: SweepOutcome) -> int:
+def _finished(args: argparse.Namespace, outcome: SweepOutcome, bundle: Any) -> int:
     for warning in outcome.warnings:
         print(f"answerlens: warning: {warning}", file=sys.stderr)
     if outcome.stopped is not None:
@@ -110,11 +112,14 @@ def _finished(args: argparse.Namespace, outcome: SweepOutcome) -> int:
                     f"new sample(s) saved in {args.out}; rerun to resume")
     print(f"{outcome.new_samples} new, {outcome.reused_samples} resumed, {outcome.errors} error sample(s); "
           f"result: {outcome.result_path}", file=sys.stderr)
-    print("\n".join(grid_lines(outcome.result)))
+    from answerlens.loading import load_bundle
+    from answerlens.sweeps.view import labels_of
+
+    print("\n".join(grid_lines(outcome.result, labels_of(load_bundle(bundle)))))
     return EXIT_OK
 
 
-def grid_lines(result: SweepResult) -> list[str]:
+def grid_lines(result: SweepResult, labels: dict[str, str] | None = None) -> list[str]:
     """The grid as text: a row per format, a column per budget; then every change and why."""
     from answerlens.sweeps.view import cell_text, change_text, columns
 
@@ -127,7 +132,7 @@ def grid_lines(result: SweepResult) -> list[str]:
     lines = ["  ".join(text.ljust(width) for text, width in zip(row, widths, strict=True)).rstrip() for row in table]
     lines += [f"  {index}. {note}" for index, note in enumerate(_notes(result), start=1)]
     lines += ["changes:" if result.changes else "changes: none (every format keeps its action at every budget)"]
-    lines += [f"  {change_text(result, change)}" for change in result.changes]
+    lines += [f"  {change_text(result, change, labels)}" for change in result.changes]
     return lines
 
 

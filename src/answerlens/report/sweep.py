@@ -9,7 +9,7 @@ from answerlens.report.page import header, heading, key_values, muted, section
 from answerlens.report.sweep_grid import changes_html, detail_rows, grid_html
 from answerlens.sweeps.reader import Recorded
 from answerlens.sweeps.result import SweepResult
-from answerlens.sweeps.view import setting_text
+from answerlens.sweeps.view import labels_of, setting_text
 from answerlens.ui.common.markup import cell, notice_html, table_html
 
 
@@ -45,7 +45,7 @@ def sheets(recorded: Recorded, result: SweepResult, source: str | None, problems
                                muted("A budget keeps records in the bundle's packed order while the re-rendered "
                                      "context fits, tokens counted as PRME counts (cl100k_base); a percentage is of "
                                      "the packed context's tokens.")),
-                       section("changes", "What changed", changes_html(result))])
+                       section("changes", "What changed", changes_html(result, labels_of(recorded.bundle)))])
     return [first, "\n".join([_details(result), _requirements(result)])]
 
 

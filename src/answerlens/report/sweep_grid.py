@@ -4,11 +4,12 @@ Packing page draw the same markup."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from answerlens.sweeps.result import SweepCell, SweepResult
 from answerlens.sweeps.settings import SweepFormat
 from answerlens.sweeps.view import SHORT, change_text, columns, find, setting_text
+from answerlens.ui.common import palette
 from answerlens.ui.common.markup import STYLE, esc
 
 TONES = {"answer": "answerable", "answer_partially": "partial", "abstain": "insufficient",
@@ -17,9 +18,11 @@ TONES = {"answer": "answerable", "answer_partially": "partial", "abstain": "insu
 LEGEND = (("answer", "answer"), ("answer_partially", "answer partially"), ("abstain", "abstain"),
           ("surface_conflict", "surface conflict"))
 GRID_CSS = """<style>
+.al-sweep{""" + palette.css_variables() + """}
 .al-sweep{overflow-x:auto}
 .al-sweep table{border-collapse:separate;border-spacing:4px;font-size:0.84rem;color:var(--al-text)}
 .al-sweep th{text-align:left;font-weight:600;padding:2px 6px;white-space:nowrap}
+.al-sweep tbody th{white-space:normal;min-width:84px}
 .al-sweep td{min-width:128px;padding:6px 8px;border-radius:6px;vertical-align:top;border:1px solid var(--al-rule)}
 .al-sweep td.al-na{border-style:dashed;color:var(--al-muted)}
 .al-sweep td a{color:inherit;text-decoration:none;display:block}
@@ -86,10 +89,10 @@ def legend_html() -> str:
     return f'<div class="al-legend" data-legend="sweep">{"".join(items)}</div>'
 
 
-def changes_html(result: SweepResult) -> str:
+def changes_html(result: SweepResult, labels: Mapping[str, str] | None = None) -> str:
     if not result.changes:
         return '<p class="al-muted">No change: every format keeps its action at every budget.</p>'
-    items = "".join(f'<li data-change="{index}">{esc(change_text(result, change))}</li>'
+    items = "".join(f'<li data-change="{index}">{esc(change_text(result, change, labels))}</li>'
                     for index, change in enumerate(result.changes))
     return f'{STYLE}<ol class="al-why">{items}</ol>'
 

@@ -3,6 +3,10 @@ the app show these same words."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from answerlens.records import MemoryBundle
+from answerlens.render import reference_labels
 from answerlens.sweeps.result import SweepCell, SweepChange, SweepResult
 
 SHORT = {"answer": "answer", "answer_partially": "partial", "abstain": "abstain", "surface_conflict": "conflict"}
@@ -45,14 +49,21 @@ def setting_text(cell: SweepCell) -> str:
     return f"{cell.format} at {budget}"
 
 
-def change_text(result: SweepResult, change: SweepChange) -> str:
-    """``compact at packed -> compact at budget 120: answer -> answer_partially; ...``"""
+def labels_of(bundle: MemoryBundle) -> dict[str, str]:
+    """Record id -> its ``mN`` label (the same in every cell of a sweep)."""
+    return {str(record_id): label for record_id, label in reference_labels(bundle).items()}
+
+
+def change_text(result: SweepResult, change: SweepChange, labels: Mapping[str, str] | None = None) -> str:
+    """``compact at packed -> compact at budget 120: answer -> answer_partially; ...``; ``labels`` names the
+    records lost by their ``mN`` label too."""
     before, after = result.cells[change.from_], result.cells[change.to]
     why = [f"requirement {flip.requirement!r} {flip.status_from.value} -> {flip.status_to.value}"
            for flip in change.requirements_flipped]
     if change.records_lost:
         why.append(f"the cut removed {len(change.records_lost)} record(s) its citations used: "
-                   + ", ".join(change.records_lost))
+                   + ", ".join(f"{labels[record]} ({record})" if labels and record in labels else record
+                               for record in change.records_lost))
     elif not why:
         why.append("no cited record was cut: the model answered differently over the shorter context")
     return (f"{setting_text(before)} -> {setting_text(after)}: {change.action_from.value} -> "

@@ -11,6 +11,7 @@ import streamlit as st
 from answerlens.report import sweep_report
 from answerlens.report.sweep_grid import changes_html, detail_rows, grid_html
 from answerlens.sweeps.settings import SweepFormat
+from answerlens.sweeps.view import labels_of
 from answerlens.ui.common import endpoint_view, history
 from answerlens.ui.common.markup import STYLE, cell, esc, notice_html, table_html
 from answerlens.ui.common.sources import Source
@@ -159,7 +160,7 @@ def _show(prefix: str, examples: Path | None) -> None:
             + grid_html(result, link=lambda index: f"./?run={links[index]}" if index in links else None) + "</div>")
     st.caption("A cell opens its run in Inspect (its context at that setting, citations highlighted).")
     st.markdown("**What changed**")
-    st.html(changes_html(result))
+    st.html(changes_html(result, labels_of(opened.recorded.bundle)))
     with st.expander("Every cell"):
         head = ["setting", "tokens used", "records", "actions", "verdicts", "stability", "median latency", "why not"]
         st.html(f'<div class="al-scroll">{table_html(head, ["".join(map(cell, row)) for row in detail_rows(result)])}'
