@@ -6,7 +6,7 @@ import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from answerlens.assessment import AnswerabilityAssessment
+from answerlens.assessment import AnswerabilityAssessment, AnswerabilityRequirement
 from answerlens.citations import Decision
 from answerlens.sweeps.cut import CellContext
 from answerlens.sweeps.result import RequirementFlip, RequirementTally, SweepCell, SweepChange, SweepSample
@@ -90,9 +90,13 @@ def _flips(was: AnswerabilityAssessment | None, now: AnswerabilityAssessment | N
     if len(was.requirements) == len(now.requirements):
         pairs = list(zip(was.requirements, now.requirements, strict=True))
     else:
-        later = {_norm(item.requirement): item for item in now.requirements}
-        pairs = [(item, later[_norm(item.requirement)]) for item in was.requirements
-                 if _norm(item.requirement) in later]
+        later: dict[str, AnswerabilityRequirement] = {}
+        for item in now.requirements:
+            later.setdefault(_norm(item.requirement), item)
+        earlier: dict[str, AnswerabilityRequirement] = {}
+        for item in was.requirements:
+            earlier.setdefault(_norm(item.requirement), item)  # a text the model repeated is one requirement
+        pairs = [(item, later[text]) for text, item in earlier.items() if text in later]
     return tuple(RequirementFlip(requirement=before.requirement, status_from=before.status, status_to=after.status)
                  for before, after in pairs if before.status != after.status)
 
