@@ -1,9 +1,11 @@
 import pytest
 
-from answerlens.sweeps.cut import cell_context, packed_tokens
+from answerlens.loading import load_bundle
+from answerlens.render import reference_labels
+from answerlens.sweeps.cut import _render_first, cell_context, packed_tokens
 from answerlens.sweeps.settings import Setting, SweepFormat
 from answerlens.tokens import token_count
-from tests.sweeps.helpers import NEEDLE, bundle
+from tests.sweeps.helpers import NEEDLE, bundle, bundle_data
 
 FORMATS = [pytest.param(fmt, id=fmt.value) for fmt in (SweepFormat.READER_CITED, SweepFormat.AUDITABLE,
                                                       SweepFormat.COMPACT)]
@@ -61,3 +63,19 @@ def test_a_budget_that_keeps_no_record_is_an_explained_outcome() -> None:
     context = cell_context(bundle(), setting(SweepFormat.COMPACT, "3"))
     assert not context.assessable and context.kept == () and len(context.cut) == 4
     assert "keeps no record" in (context.reason or "")
+
+
+@pytest.mark.parametrize("fmt", [*FORMATS, pytest.param(SweepFormat.READER_PLAIN, id="reader_plain")])
+def test_the_estimate_guided_cut_keeps_the_most_records_whose_exact_rendering_fits(fmt: SweepFormat) -> None:
+    first = bundle_data()["records"][0]
+    records = [{**first, "text": f"{first['text']} (note {index}: {'detail ' * (index % 7)})",
+                "section": f"s{index % 3}"} for index in range(30)]
+    packed = load_bundle({"records": records, "packing": bundle_data()["packing"]})
+    labels = {label: record for record, label in reference_labels(packed).items()}
+    full = cell_context(packed, setting(fmt, "packed")).tokens_used
+    for limit in range(40, full + 5, 13):
+        fast = cell_context(packed, setting(fmt, str(limit)))
+        fitting = [count for count in range(packed.record_count + 1)
+                   if _render_first(packed, fmt, count, labels).tokens_used <= limit]
+        assert len(fast.kept) == max(fitting, default=0), limit
+        assert fast.tokens_used == _render_first(packed, fmt, len(fast.kept), labels).tokens_used

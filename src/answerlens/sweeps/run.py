@@ -19,7 +19,7 @@ from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.loading import load_bundle
 from answerlens.records import MemoryBundle
 from answerlens.sweeps import folder
-from answerlens.sweeps.cut import CellContext, cell_context, packed_tokens
+from answerlens.sweeps.cut import CellContext, Renderings, cell_context, packed_tokens
 from answerlens.sweeps.result import SweepManifest, SweepResult, SweepSetting
 from answerlens.sweeps.settings import Setting, grid
 from answerlens.sweeps.summary import build_cell, changes
@@ -47,7 +47,8 @@ class SweepOutcome:
 def contexts_of(bundle: MemoryBundle, settings: Sequence[Setting]) -> tuple[CellContext, ...]:
     """Every cell's context, in grid order."""
     packed = packed_tokens(bundle)
-    return tuple(cell_context(bundle, setting, packed) for setting in settings)
+    shared = {fmt: Renderings(bundle, fmt) for fmt in dict.fromkeys(setting.format for setting in settings)}
+    return tuple(cell_context(bundle, setting, packed, shared[setting.format]) for setting in settings)
 
 
 def assemble(manifest: SweepManifest, contexts: Sequence[CellContext], samples: Sequence[TrialSample],
