@@ -186,8 +186,8 @@ def sweep_table(sweep: dict[str, Any]) -> list[str]:
     out += ["", f"(The tokenizer's one-time load, {over['tokenizer_load_s']:.2f} s in a fresh process, is before the "
             "timed sweep, as in the app's long-lived process.)"]
     out += ["", f"Memory: a {memory['records']:,}-record bundle ({memory['bundle_bytes'] / 2**20:.1f} MB) at "
-            f"{memory['cells']} budgets: peak {memory['peak_mib']:.0f} MiB, {memory['peak_mib'] - memory['baseline_mib']:.0f} "
-            f"MiB over the imports ({memory['seconds']:.2f} s; records kept per budget: "
+            f"{memory['cells']} budgets: peak {memory['peak_mib']:.0f} MiB, "
+            f"{memory['peak_mib'] - memory['baseline_mib']:.0f} MiB over the imports ({memory['seconds']:.2f} s; records kept per budget: "
             f"{', '.join(map(str, memory['records_kept']))})", ""]
     return out
 

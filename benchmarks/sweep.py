@@ -54,7 +54,8 @@ def main() -> None:
     cells = sum(1 for cell in result.cells if cell.assessable)
     ideal = calls * args.delay / plan["concurrency"]
     print(json.dumps({
-        "kind": args.kind, "tokenizer_load_s": tokenizer_s, "cells": len(result.cells), "assessed_cells": cells, "calls": calls,
+        "kind": args.kind, "tokenizer_load_s": tokenizer_s, "cells": len(result.cells), "assessed_cells": cells,
+        "calls": calls,
         "concurrency": plan["concurrency"], "delay_s": args.delay, "seconds": seconds, "ideal_s": ideal,
         "overhead_fraction": (seconds - ideal) / seconds, "cpu_ms_per_call": cpu_s * 1000 / calls,
         "records_kept": [len(cell.records_kept) for cell in result.cells],
