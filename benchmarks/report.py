@@ -176,9 +176,10 @@ def sweep_table(sweep: dict[str, Any]) -> list[str]:
     """The packing sweep: overhead above its model calls, and peak memory at 2,000 records."""
     over, memory = sweep["overhead"], sweep["memory"]
     target = TARGETS["sweep_overhead_fraction_max"]
-    out = [f"Packing sweep: {over['cells']} cells × {over['calls'] // max(over['assessed_cells'], 1)} repeats = "
+    load = f"; load average {sweep['load_before']} when measured" if sweep.get("load_before") else ""
+    out = [f"4b. Packing sweep: {over['cells']} cells × {over['calls'] // max(over['assessed_cells'], 1)} repeats = "
            f"{over['calls']} calls at concurrency {over['concurrency']}, server waits {over['delay_s'] * 1000:.0f} ms "
-           f"({over['records']}-record bundle; target overhead <= {target:.0%} of wall)", ""]
+           f"({over['records']}-record bundle; target overhead <= {target:.0%} of wall{load})", ""]
     out += _table(["ideal s", "measured s (median)", "overhead above the calls (runs)", "CPU ms/call", "target"],
                   [[f"{over['ideal_s']:.2f}", f"{over['seconds']:.2f}",
                     f"**{over['overhead_fraction']:.1%}** ({', '.join(f'{f:.1%}' for f in over['fractions'])})",
@@ -187,8 +188,8 @@ def sweep_table(sweep: dict[str, Any]) -> list[str]:
             "timed sweep, as in the app's long-lived process.)"]
     out += ["", f"Memory: a {memory['records']:,}-record bundle ({memory['bundle_bytes'] / 2**20:.1f} MB) at "
             f"{memory['cells']} budgets: peak {memory['peak_mib']:.0f} MiB, "
-            f"{memory['peak_mib'] - memory['baseline_mib']:.0f} MiB over the imports ({memory['seconds']:.2f} s; records kept per budget: "
-            f"{', '.join(map(str, memory['records_kept']))})", ""]
+            f"{memory['peak_mib'] - memory['baseline_mib']:.0f} MiB over the imports ({memory['seconds']:.2f} s; "
+            f"records kept per budget: {', '.join(map(str, memory['records_kept']))})", ""]
     return out
 
 

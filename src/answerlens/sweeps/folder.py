@@ -44,8 +44,9 @@ def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
         leftover.unlink()  # a write killed before its rename (no other runner: the caller holds the lock)
     run_file = out / MANIFEST
     if not run_file.exists():
-        trial_folder.write_atomically(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
-        trial_folder.write_atomically(run_file, trial_folder.json_text(manifest))
+        trial_folder.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
+        trial_folder.replace_file(run_file, trial_folder.json_text(manifest))
+        trial_folder.sync_directory(out)  # one sync makes both renames durable
         return samples
     saved = read_manifest(out)
     for name, was, now in (("question, answer, bundle or settings", saved.sweep_sha256, manifest.sweep_sha256),
