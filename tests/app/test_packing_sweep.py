@@ -97,3 +97,25 @@ def test_the_shipped_sweep_opens_without_a_server() -> None:
     page = html(at)
     assert 'data-sweep="sweep_budget_cut"' in page
     assert 'data-format="reader_cited" data-budget="90%" data-action="answer_partially"' in page
+
+
+def test_cancel_keeps_finished_samples_and_says_how_to_resume() -> None:
+    with context_server(REQUIREMENTS, hold_after=2) as held:
+        at = start(PAGE)
+        choose_sample(at, "sweep_budget_cut", prefix="packing")
+        at.radio(key="packing.provider").set_value("OpenAI-compatible server").run()
+        at.text_input(key="packing.base_url.openai").set_value(held.base_url).run()
+        at.selectbox(key="packing.model.openai").set_value("context-oracle").run()
+        at.number_input(key="packing.sweep_concurrency").set_value(1).run()
+        at.button(key="packing.sweep_run").click().run()
+        assert held.wait_held(1)
+        at.run()
+        assert re.search(r'data-sweep-progress="\d+/24"', html(at))  # 8 assessed cells x 3 repeats: calls
+        at.button(key="packing.sweep_cancel").click().run()
+        held.release.set()
+        assert at.session_state["packing.sweep_job"].wait(30)
+        at.run()
+    assert_clean(at)
+    page = html(at)
+    assert "The sweep stopped before it finished (cancelled)" in page and "run it again to resume" in page
+    assert "This sweep has not finished" in page and "data-sweep=" in page  # the samples so far, in the grid
