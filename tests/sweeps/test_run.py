@@ -139,3 +139,33 @@ async def test_the_library_call_returns_a_frozen_result(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="frozen"):
         result.cells = ()  # type: ignore[misc]
     assert asyncio.iscoroutinefunction(answerlens.sweep)
+
+
+async def test_a_second_opinion_counts_its_flags_per_cell(tmp_path: Path) -> None:
+    from answerlens.trials.runner import SecondOpinionSetting
+
+    with context_server(REQUIREMENTS) as server:
+        outcome = await run_sweep(QUESTION, bundle_data(), config(server.base_url), out=tmp_path / "sweep",
+                                  formats=["compact"], repeats=1, second_opinion=SecondOpinionSetting())
+    assert outcome.result is not None
+    [cell] = outcome.result.cells
+    assert cell.flags is not None  # counted (possibly none flagged), and present only with a second opinion
+    assert all(sample.second_opinion is not None for sample in outcome.result.samples)
+    assert verify_sweep(tmp_path / "sweep") == (1, [])
+    data = json.loads((tmp_path / "sweep" / "result.json").read_text())
+    assert "flags" in data["cells"][0]
+
+
+async def test_verify_checks_each_samples_second_opinion(tmp_path: Path) -> None:
+    from answerlens.trials.runner import SecondOpinionSetting
+
+    out = tmp_path / "sweep"
+    with context_server(REQUIREMENTS) as server:
+        await run_sweep(QUESTION, bundle_data(), config(server.base_url), out=out, formats=["compact"], repeats=1,
+                        second_opinion=SecondOpinionSetting())
+    [path] = (out / "samples").glob("*.json")
+    data = json.loads(path.read_text())
+    data["second_opinion"]["question"] = "Another question?"
+    path.write_text(json.dumps(data, indent=2))
+    count, problems = verify_sweep(out)
+    assert count == 1 and any("second_opinion" in problem or "question" in problem for problem in problems)

@@ -113,15 +113,22 @@ def recompute(recorded: Recorded) -> tuple[SweepResult, tuple[CellContext, ...]]
 
 
 def check(recorded: Recorded) -> tuple[SweepResult, list[str]]:
-    """The recomputed result, and every problem: a sample that does not re-derive over its cell's exact
-    context, a missing ``result.json``, or one that differs from the recomputation."""
+    """The recomputed result, and every problem: a sample (or its second opinion) that does not re-derive over
+    its cell's exact context, a missing ``result.json``, or one that differs from the recomputation."""
+    from answerlens.second_opinion.verification import verify_second_opinion
     from answerlens.verification import verify_assessment
 
     result, contexts = recompute(recorded)
     bundles = {context.setting.key: context.bundle for context in contexts}
-    problems = [f"{sample.case_id} repeat {sample.repeat}: {problem}" for sample in result.samples
-                if sample.assessment is not None
-                for problem in verify_assessment(sample.assessment, bundle=bundles[sample.case_id]).problems]
+    problems = []
+    for sample in result.samples:
+        if sample.assessment is None:
+            continue
+        bundle = bundles[sample.case_id]
+        found = list(verify_assessment(sample.assessment, bundle=bundle).problems)
+        if sample.second_opinion is not None:
+            found += verify_second_opinion(sample.second_opinion, sample.assessment, bundle=bundle)
+        problems += [f"{sample.case_id} repeat {sample.repeat}: {problem}" for problem in found]
     problems += _summary_problems(result, recorded.result)
     return result, problems
 

@@ -61,3 +61,12 @@ def test_shipped_examples_open_by_name_beside_stored_sweeps(tmp_path: Path) -> N
     assert sweeps.folder_for(tmp_path, "sweep_budget_cut") is None
     assert sweeps.folder_for(tmp_path, "../sweeps", examples) is None
     assert [item.id for item in sweeps.stored(tmp_path, examples)] == ["sweep_budget_cut"]
+
+
+def test_the_stamp_changes_when_a_sample_or_the_result_is_written(tmp_path: Path) -> None:
+    (tmp_path / "samples").mkdir()
+    empty = sweeps.stamp(tmp_path)
+    (tmp_path / "samples" / "a.json").write_text("{}")
+    one = sweeps.stamp(tmp_path)
+    (tmp_path / "result.json").write_text("{}")
+    assert empty == (0.0, 0) and one[1] == 1 and sweeps.stamp(tmp_path)[1] == 2

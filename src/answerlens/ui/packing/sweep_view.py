@@ -150,7 +150,7 @@ def _show(prefix: str, examples: Path | None) -> None:
         st.html(notice_html("warning", f"No stored sweep {ident}", "the link names a sweep this machine does not "
                             "keep", "run the sweep again, or pick a stored one"))
         return
-    opened = sweeps.open_sweep(path)
+    opened = _opened(str(path), sweeps.stamp(path))
     result = opened.result
     links = sweeps.cell_runs(opened, history.store(st.session_state), opened.recorded.manifest.bundle)
     if not (path / "result.json").exists():
@@ -166,6 +166,12 @@ def _show(prefix: str, examples: Path | None) -> None:
         st.html(f'<div class="al-scroll">{table_html(head, ["".join(map(cell, row)) for row in detail_rows(result)])}'
                 "</div>")
     _exports(prefix, ident, opened)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _opened(path: str, stamp: tuple[float, int]) -> sweeps.Opened:
+    # Keyed by the folder and its stamp (a new sample or result changes it): reruns do not cut every cell again.
+    return sweeps.open_sweep(Path(path))
 
 
 def _exports(prefix: str, ident: str, opened: sweeps.Opened) -> None:

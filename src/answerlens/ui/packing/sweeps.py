@@ -108,6 +108,13 @@ class Opened:
     """Each cell's exact context, in cell order."""
 
 
+def stamp(path: Path) -> tuple[float, int]:
+    """What changes when a sweep folder does: its newest sample or result, and how many samples it holds."""
+    files = [path / folder.RESULT, *(path / folder.SAMPLES).glob("*.json")]
+    times = [file.stat().st_mtime for file in files if file.exists()]
+    return max(times, default=0.0), len(times)
+
+
 def open_sweep(path: Path) -> Opened:
     recorded = read_recorded(path)
     result, contexts = recompute(recorded)
