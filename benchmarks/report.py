@@ -184,6 +184,10 @@ def sweep_table(sweep: dict[str, Any]) -> list[str]:
                   [[f"{over['ideal_s']:.2f}", f"{over['seconds']:.2f}",
                     f"**{over['overhead_fraction']:.1%}** ({', '.join(f'{f:.1%}' for f in over['fractions'])})",
                     f"{over['cpu_ms_per_call']:.1f}", verdict(over["overhead_fraction"] <= target)]])
+    if "trial_overhead_fraction" in over:
+        out += ["", f"The same 24 calls as a trial (8 cases × 3 repeats, c4) on the same engine: "
+                f"{over['trial_seconds']:.2f} s, {over['trial_overhead_fraction']:.1%} above the calls; the sweep's "
+                f"own part is the difference."]
     out += ["", f"(The tokenizer's one-time load, {over['tokenizer_load_s']:.2f} s in a fresh process, is before the "
             "timed sweep, as in the app's long-lived process.)"]
     out += ["", f"Memory: a {memory['records']:,}-record bundle ({memory['bundle_bytes'] / 2**20:.1f} MB) at "

@@ -293,16 +293,25 @@ def bench_sweep(tmp: Path, runs: int) -> dict[str, Any]:
     for a 2,000-record bundle at 6 budgets; each run in a fresh process."""
     bundle = bundles.write_bundle(tmp / "sweep_bundle.json", SWEEP_RECORDS)
     large = bundles.write_bundle(tmp / "sweep_2000.json", SWEEP_MEMORY_RECORDS)
-    measured = []
+    cases = throughput.write_dataset(tmp / "sweep_cases.json", bundle, 8)
+    measured, engine = [], []
     with server(TRIAL_DELAY) as url:
-        for run in range(runs):
+        for run in range(runs):  # alternating: the sweep, then a trial of the same 24 calls on the same engine
             measured.append(_sweep_worker("overhead", bundle, url, tmp / f"sweep-{run}", TRIAL_DELAY))
+            completed = subprocess.run(
+                [sys.executable, str(HERE / "throughput.py"), "--dataset", str(cases), "--url", url,
+                 "--concurrency", "4", "--repeats", "3", "--out", str(tmp / f"sweep-trial-{run}")],
+                check=True, capture_output=True, text=True)
+            engine.append(json.loads(completed.stdout)["seconds"])
     with server() as url:
         memory = _sweep_worker("memory", large, url, tmp / "sweep-memory", 0.0)
     fractions = [item["overhead_fraction"] for item in measured]
+    ideal = measured[0]["ideal_s"]
+    trial_fractions = [(seconds - ideal) / seconds for seconds in engine]
     return {"overhead": {**measured[0], "seconds": statistics.median(item["seconds"] for item in measured),
                          "overhead_fraction": statistics.median(fractions), "fractions": fractions,
-                         "records": SWEEP_RECORDS},
+                         "records": SWEEP_RECORDS, "trial_seconds": statistics.median(engine),
+                         "trial_overhead_fraction": statistics.median(trial_fractions)},
             "memory": {**memory, "records": SWEEP_MEMORY_RECORDS}}
 
 
