@@ -169,3 +169,21 @@ async def test_verify_checks_each_samples_second_opinion(tmp_path: Path) -> None
     path.write_text(json.dumps(data, indent=2))
     count, problems = verify_sweep(out)
     assert count == 1 and any("second_opinion" in problem or "question" in problem for problem in problems)
+
+
+async def test_a_folder_another_runner_holds_is_refused(tmp_path: Path) -> None:
+    from answerlens.errors import TrialLockError
+    from answerlens.trials.lock import RunLock
+
+    with RunLock(tmp_path / "sweep"), pytest.raises(TrialLockError):
+        await run_sweep(QUESTION, bundle_data(), config("http://127.0.0.1:9/v1"), out=tmp_path / "sweep",
+                        formats=["compact"], repeats=1, preflight=False)
+
+
+async def test_calls_are_spread_over_several_endpoints(tmp_path: Path) -> None:
+    with context_server(REQUIREMENTS) as first, context_server(REQUIREMENTS) as second:
+        outcome = await run_sweep(QUESTION, bundle_data(), config(first.base_url), out=tmp_path / "sweep",
+                                  formats=list(CITED), repeats=4, concurrency=1,
+                                  endpoints=[first.base_url, second.base_url])
+    assert outcome.result is not None and len(outcome.result.samples) == 12
+    assert first.calls > 0 and second.calls > 0 and first.calls + second.calls == 12
