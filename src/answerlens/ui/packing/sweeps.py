@@ -20,6 +20,7 @@ from answerlens.sweeps.reader import Recorded, read_recorded, recompute
 from answerlens.sweeps.result import SweepManifest, SweepResult
 from answerlens.sweeps.run import contexts_of, manifest_for
 from answerlens.sweeps.settings import grid
+from answerlens.ui.common.provenance import source_label
 from answerlens.ui.common.runs import RunStore, data_dir
 
 SWEEPS = "sweeps"
@@ -135,8 +136,8 @@ def cell_runs(opened: Opened, runs: RunStore, title: str) -> dict[int, str]:
         if runs.by_id(assessment.evaluation_id) is None:
             runs.add(assessment=assessment, question=manifest.question, answer=manifest.answer,
                      context=opened.contexts[index], source=f"{title} · sweep {cell.key}",
-                     label=f"live model: {assessment.provider} {assessment.model} (sweep cell {cell.key})",
-                     seconds=sample.latency_ms / 1000)
+                     label=f"{source_label(assessment)[0]} (sweep cell {cell.key})",
+                     note=f"a cell of the packing sweep of {title}: {cell.key}", seconds=sample.latency_ms / 1000)
         links[index] = assessment.evaluation_id
     return links
 
