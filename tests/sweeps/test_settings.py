@@ -53,3 +53,10 @@ def test_reader_formats_differ_only_by_citations() -> None:
     assert SweepFormat.READER_CITED.context_format == SweepFormat.READER_PLAIN.context_format
     assert SweepFormat.READER_CITED.citations and not SweepFormat.READER_PLAIN.citations
     assert Setting(format=SweepFormat.COMPACT, budget="10").key == "compact@10"
+
+
+def test_the_cheap_sweep_check_knows_the_manifests_kind() -> None:
+    from answerlens.sweeps.found import RUN_KIND
+    from answerlens.sweeps.result import SweepManifest
+
+    assert SweepManifest.model_fields["kind"].default == RUN_KIND

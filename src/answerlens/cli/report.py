@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from answerlens.trials.found import holds_trial_log
 
     path: Path = args.input
-    from answerlens.sweeps.reader import is_sweep
+    from answerlens.sweeps.found import is_sweep
 
     if is_sweep(path):
         if args.bundle or args.question or args.answer:

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     path: Path = args.file
     if path.is_file() and is_html(path):  # a report: its embedded data, and its page rendered again
         return verify_file(path, args.bundle)
-    from answerlens.sweeps.reader import is_sweep
+    from answerlens.sweeps.found import is_sweep
 
     if is_sweep(path):
         return _verify_sweep(path, args)

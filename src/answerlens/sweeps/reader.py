@@ -20,11 +20,15 @@ from answerlens.loading import load_bundle
 from answerlens.records import MemoryBundle
 from answerlens.sweeps import folder
 from answerlens.sweeps.cut import CellContext
-from answerlens.sweeps.result import KIND, RUN_KIND, SweepManifest, SweepResult
+from answerlens.sweeps.found import is_sweep
+from answerlens.sweeps.result import KIND, SweepManifest, SweepResult
 from answerlens.sweeps.run import assemble, contexts_of
 from answerlens.sweeps.settings import Setting, SweepFormat
 from answerlens.trials import folder as trial_folder
 from answerlens.trials.log import TrialSample, parse_samples, round_trip_problem
+
+__all__ = ["Recorded", "check", "folder_of", "from_embedded", "is_sweep", "read_recorded", "read_sweep",
+           "recompute", "verify_sweep"]
 
 
 @dataclass(frozen=True)
@@ -41,17 +45,6 @@ class Recorded:
         return {"manifest": self.manifest.model_dump(mode="json"), "bundle": folder.bundle_json(self.bundle),
                 "samples": [sample.model_dump(mode="json") for sample in self.samples],
                 "result": dict(self.result) if self.result is not None else None}
-
-
-def is_sweep(path: Path | str) -> bool:
-    """Whether ``path`` is a sweep folder or a file in one (its ``run.json`` says so)."""
-    path = Path(path)
-    manifest = path / folder.MANIFEST if path.is_dir() else path.parent / folder.MANIFEST
-    try:
-        head = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(head, dict) and head.get("kind") == RUN_KIND
 
 
 def folder_of(path: Path | str) -> Path:
