@@ -153,6 +153,11 @@ def _show(prefix: str, examples: Path | None) -> None:
     opened = _opened(str(path), sweeps.stamp(path))
     result = opened.result
     links = sweeps.cell_runs(opened, history.store(st.session_state), opened.recorded.manifest.bundle)
+    manifest = opened.recorded.manifest
+    config = manifest.configuration
+    st.html(f'{STYLE}<div class="al-why" data-sweep-shown="{esc(ident)}"><strong>{esc(manifest.question)}</strong>'
+            f'<div class="al-muted">{esc(manifest.bundle)} · {esc(config.provider)} {esc(config.model)} · '
+            f"{manifest.repeats} repeats per cell</div></div>")
     if not (path / "result.json").exists():
         st.html(notice_html("info", "This sweep has not finished", f"{len(result.samples)} sample(s) saved so far; "
                             "the grid counts them", "run the same sweep again to resume"))
