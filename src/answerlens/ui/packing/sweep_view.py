@@ -43,10 +43,16 @@ def _follow_link(prefix: str) -> None:
 
 
 def _form(prefix: str, source: Source, config: object, problem: str | None) -> None:
-    sample = source.sample
-    question = st.text_input("Question", value=sample.question if sample else "", key=f"{prefix}.sweep_question")
-    answer = st.text_input("Draft answer (optional)", value=(sample.answer or "") if sample else "",
-                           key=f"{prefix}.sweep_answer")
+    # Left empty, the sample's own question and draft are used (shown escaped below, never put in a widget).
+    typed = st.text_input("Question", key=f"{prefix}.sweep.question",
+                          placeholder="empty: the sample's question" if source.question else "the question")
+    drafted = st.text_input("Draft answer (optional)", key=f"{prefix}.sweep.answer",
+                            placeholder="empty: the sample's draft" if source.answer else "")
+    question = typed if typed.strip() else source.question or ""
+    answer = drafted if drafted.strip() or typed.strip() else source.answer or ""
+    if question and not typed.strip():
+        st.html(f'{STYLE}<div class="al-muted" data-sweep-question>Sweeping the sample\'s question: '
+                f"{esc(question)}{' · with its draft answer' if answer else ''}</div>")
     left, right = st.columns(2)
     formats = left.multiselect("Formats", list(LABELS), default=list(LABELS), format_func=LABELS.__getitem__,
                                key=f"{prefix}.sweep_formats")
