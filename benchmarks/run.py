@@ -284,6 +284,46 @@ def _memory_tasks(libs: Any, url: str, tasks: list[tuple[str, Path, str]]) -> li
     return found
 
 
+# --- 4b. the packing sweep ---------------------------------------------------------------------------------
+
+SWEEP_RECORDS, SWEEP_MEMORY_RECORDS = 40, 2_000
+
+
+def bench_sweep(tmp: Path, runs: int) -> dict[str, Any]:
+    """The sweep's overhead above its model calls (8 cells × 3 repeats, c4, 0.2 s server), and its peak memory
+    for a 2,000-record bundle at 6 budgets; each run in a fresh process."""
+    bundle = bundles.write_bundle(tmp / "sweep_bundle.json", SWEEP_RECORDS)
+    large = bundles.write_bundle(tmp / "sweep_2000.json", SWEEP_MEMORY_RECORDS)
+    cases = throughput.write_dataset(tmp / "sweep_cases.json", bundle, 8)
+    measured, engine = [], []
+    with server(TRIAL_DELAY) as url:
+        for run in range(runs):  # alternating: the sweep, then a trial of the same 24 calls on the same engine
+            measured.append(_sweep_worker("overhead", bundle, url, tmp / f"sweep-{run}", TRIAL_DELAY))
+            completed = subprocess.run(
+                [sys.executable, str(HERE / "throughput.py"), "--dataset", str(cases), "--url", url,
+                 "--concurrency", "4", "--repeats", "3", "--out", str(tmp / f"sweep-trial-{run}")],
+                check=True, capture_output=True, text=True)
+            engine.append(json.loads(completed.stdout)["seconds"])
+    with server() as url:
+        memory = _sweep_worker("memory", large, url, tmp / "sweep-memory", 0.0)
+    fractions = [item["overhead_fraction"] for item in measured]
+    ideal = measured[0]["ideal_s"]
+    trial_fractions = [(seconds - ideal) / seconds for seconds in engine]
+    return {"overhead": {**measured[0], "seconds": statistics.median(item["seconds"] for item in measured),
+                         "overhead_fraction": statistics.median(fractions), "fractions": fractions,
+                         "records": SWEEP_RECORDS, "trial_seconds": statistics.median(engine),
+                         "trial_overhead_fraction": statistics.median(trial_fractions)},
+            "memory": {**memory, "records": SWEEP_MEMORY_RECORDS}}
+
+
+def _sweep_worker(kind: str, bundle: Path, url: str, out: Path, delay: float) -> dict[str, Any]:
+    command = [sys.executable, str(HERE / "sweep.py"), kind, "--bundle", str(bundle), "--url", url, "--out", str(out),
+               "--delay", str(delay)]
+    completed = subprocess.run(["/bin/sh", "-c", '"$@"; exit $?', "sh", *command], check=True, capture_output=True,
+                               text=True, cwd=HERE)  # through a shell: see _memory_tasks
+    return dict(json.loads(completed.stdout))
+
+
 # --- 5. claim verification ------------------------------------------------------------------------------
 
 
@@ -364,15 +404,15 @@ def write_results(results: dict[str, Any], path: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", action="append",
-                        choices=("overhead", "throughput", "trial_cli", "start", "scaling", "memory", "claims",
-                                 "embedded", "tracing"),
+                        choices=("overhead", "throughput", "trial_cli", "start", "scaling", "memory", "sweep",
+                                 "claims", "embedded", "tracing"),
                         help="run only these benchmarks (repeatable); results then go to the temp directory")
     parser.add_argument("--quick", action="store_true", help="fewer rounds and runs, to check the harness")
     parser.add_argument("--out", type=Path, help="write the results here instead (default results/latest.json; "
                         "partial and quick runs go to the temp directory)")
     args = parser.parse_args()
-    chosen = args.only or ["overhead", "throughput", "trial_cli", "start", "scaling", "memory", "claims", "embedded",
-                           "tracing"]
+    chosen = args.only or ["overhead", "throughput", "trial_cli", "start", "scaling", "memory", "sweep", "claims",
+                           "embedded", "tracing"]
     # Measured as installed code runs: with bytecode cached (an environment that turns caching off would
     # recompile every module at each start, some 0.2 s), compiled once before anything is timed.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -404,6 +444,10 @@ def main() -> None:
         if "memory" in chosen:
             print("4/4 peak memory …", file=sys.stderr, flush=True)
             results["memory"] = bench_memory(tmp)
+        if "sweep" in chosen:
+            print("+ the packing sweep (overhead above its calls, memory at 2,000 records) …", file=sys.stderr,
+                  flush=True)
+            results["sweep"] = bench_sweep(tmp, 3 if args.quick else 5)
         if "claims" in chosen:
             print("+ claim verification (tiny NLI model) …", file=sys.stderr, flush=True)
             results["claims"] = bench_claims()

@@ -73,6 +73,7 @@ def test_public_api_is_pinned() -> None:
         "RequirementOpinion",
         "SecondOpinion",
         "Span",
+        "SweepResult",
         "TrialError",
         "TrialResult",
         "TypedEvidence",
@@ -84,6 +85,7 @@ def test_public_api_is_pinned() -> None:
         "render_bundle",
         "second_opinion_for",
         "should_abstain",
+        "sweep",
         "verify_assessment",
         "verify_second_opinion",
     ]

@@ -22,7 +22,7 @@ def test_the_committed_results_print_every_section() -> None:
     results = json.loads((ROOT / "benchmarks" / "results" / "latest.json").read_text(encoding="utf-8"))
     text = _report_module().table(results)
     for heading in ("1. Per-assessment overhead", "2. Trial throughput", "2b. `answerlens trial`", "2c. Start times",
-                    "3. Render + validate", "4. Peak RSS", "5. Claim verification", "6. Embedded model"):
+                    "3. Render + validate", "4. Peak RSS", "4b. Packing sweep", "5. Claim verification", "6. Embedded model"):
         assert heading in text
 
 

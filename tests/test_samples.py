@@ -79,6 +79,7 @@ CASES = {
     "second_opinion_plan_as_fact": Case("answerable"),
     "second_opinion_superseded_region": Case("answerable"),
     "second_opinion_incident_count": Case("answerable"),
+    "sweep_budget_cut": Case("answerable"),
 }
 
 SECOND_OPINION = {

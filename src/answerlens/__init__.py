@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         second_opinion_for,
         verify_second_opinion,
     )
+    from answerlens.sweeps import SweepResult, sweep
     from answerlens.trials.result import TrialResult
     from answerlens.verdict import AnswerabilityAction, AnswerabilityStatus, AnswerabilityVerdict
     from answerlens.verification import VerificationReport, verify_assessment
@@ -90,6 +91,7 @@ _EXPORTS: dict[str, str] = {
     "SYSTEM_PROMPT": "answerlens.prompts",
     "SecondOpinion": "answerlens.second_opinion",
     "Span": "answerlens.citations",
+    "SweepResult": "answerlens.sweeps",
     "TrialError": "answerlens.errors",
     "TrialResult": "answerlens.trials.result",
     "TypedEvidence": "answerlens.second_opinion",
@@ -101,6 +103,7 @@ _EXPORTS: dict[str, str] = {
     "render_bundle": "answerlens.render",
     "second_opinion_for": "answerlens.second_opinion",
     "should_abstain": "answerlens.abstention",
+    "sweep": "answerlens.sweeps",
     "verify_assessment": "answerlens.verification",
     "verify_second_opinion": "answerlens.second_opinion",
 }
@@ -143,6 +146,7 @@ __all__ = [
     "RequirementOpinion",
     "SecondOpinion",
     "Span",
+    "SweepResult",
     "TrialError",
     "TrialResult",
     "TypedEvidence",
@@ -154,6 +158,7 @@ __all__ = [
     "render_bundle",
     "second_opinion_for",
     "should_abstain",
+    "sweep",
     "verify_assessment",
     "verify_second_opinion",
 ]

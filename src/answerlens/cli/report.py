@@ -18,7 +18,8 @@ HTML_STARTS = (b"<!doctype html", b"<html")
 
 
 def add_commands(commands: Any) -> None:
-    report = commands.add_parser("report", help="write a self-contained HTML report of an assessment or a trial")
+    report = commands.add_parser("report",
+                                 help="write a self-contained HTML report of an assessment, a trial or a sweep")
     report.add_argument("input", type=Path, help="an assessment JSON (as `assess --json` prints it, a second "
                         "opinion included), or a trial result.json / run directory / upstream result")
     report.add_argument("--bundle", help="the bundle or sample file the assessment was made over (assessments)")
@@ -34,6 +35,12 @@ def run(args: argparse.Namespace) -> int:
     from answerlens.trials.found import holds_trial_log
 
     path: Path = args.input
+    from answerlens.sweeps.found import is_sweep
+
+    if is_sweep(path):
+        if args.bundle or args.question or args.answer:
+            raise UsageError("--bundle, --question and --answer apply to an assessment, not to a sweep")
+        return _write_checked(_sweep(path), args.output, "sweep report", None)
     data = None if path.is_dir() else read_json(path)
     if data is None or holds_trial_log(data):
         if args.bundle or args.question or args.answer:
@@ -49,6 +56,13 @@ def _trial(path: Path) -> str:
     from answerlens.trials.reader import read_trial
 
     return trial_report(read_trial(path), source=path.name)
+
+
+def _sweep(path: Path) -> str:
+    from answerlens.report import sweep_report
+    from answerlens.sweeps.reader import folder_of, read_recorded
+
+    return sweep_report(read_recorded(path), source=folder_of(path).name)
 
 
 def _assessment(path: Path, data: Any, args: argparse.Namespace) -> tuple[str, str, MemoryBundle]:

@@ -38,6 +38,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--dataset applies to a trial result or run folder; a trial report holds no contexts "
                              "(verify the run folder with --dataset)")
         return verify_file(path, args.bundle)
+    from answerlens.sweeps.found import is_sweep
+
+    if is_sweep(path):
+        return _verify_sweep(path, args)
     found, result = _found(path)
     if not found:
         raise UsageError(f"{path}: no assessment found (expected an assessment or a trial result file)")
@@ -118,6 +122,23 @@ def _trial_checks(path: Path, result: TrialResult | None,
     if problems and problems[0].startswith("dataset:"):
         return {}, problems
     return {item.case.id: item.bundle for item in dataset.cases}, problems
+
+
+def _verify_sweep(path: Path, args: argparse.Namespace) -> int:
+    """A sweep folder (or its result.json): every sample re-derived over its cell's context, the summary
+    recomputed; the bundle is the sweep's own (``bundle.json``)."""
+    from answerlens.sweeps.reader import verify_sweep
+
+    if args.bundle:
+        raise UsageError("a sweep carries its bundle (bundle.json): --bundle does not apply")
+    count, problems = verify_sweep(path)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{path}: {len(problems)} problem(s) in a sweep of {count} sample(s)")
+        return EXIT_PROBLEMS
+    print(f"{path}: ok (sweep: {count} sample{'s' if count != 1 else ''} re-derived, summary recomputed)")
+    return EXIT_OK
 
 
 def verification_problems(assessment: Any, bundle: Any) -> tuple[str, ...]:

@@ -5,7 +5,14 @@ rendered from, embedded as inert JSON. ``verify_report`` re-checks that data and
 edited by hand, in its data or in its visible text, is caught. Pure: data in, HTML out.
 """
 
-from answerlens.report.document import assessed_answer, assessment_report, context_format_of, render, trial_report
+from answerlens.report.document import (
+    assessed_answer,
+    assessment_report,
+    context_format_of,
+    render,
+    sweep_report,
+    trial_report,
+)
 from answerlens.report.integrity import ReportCheck, verify_report
 
 __all__ = [
@@ -14,6 +21,7 @@ __all__ = [
     "assessment_report",
     "context_format_of",
     "render",
+    "sweep_report",
     "trial_report",
     "verify_report",
 ]

@@ -78,6 +78,17 @@ class TrialOutcome:
 
 
 @dataclass(frozen=True)
+class RunLayout:
+    """A run whose folder is not a trial's (a packing sweep: its cases are settings): how its folder is prepared
+    and what is written once every planned sample exists. The samples, lock, resume and bounds stay the engine's."""
+
+    prepare: Callable[[Path], Path]
+    """Create the folder, or check it holds this run; return its samples folder (called holding the lock)."""
+    finish: Callable[[Sequence[TrialSample], float], Path]
+    """Write the run's result from every planned sample (in plan order) and the wall seconds; return its path."""
+
+
+@dataclass(frozen=True)
 class SecondOpinionSetting:
     """``trial --second-opinion``: each assessed sample gets ``second_opinion_for`` with this verifier (None: the
     flags only) and the configuration's evidence policy."""
@@ -102,6 +113,7 @@ async def run_trial(
     preflight: bool = True,
     early_stop: int = EARLY_STOP,
     second_opinion: SecondOpinionSetting | None = None,
+    layout: RunLayout | None = None,
 ) -> TrialOutcome:
     """Assess every (case, repeat) not already saved — only shard ``shard`` of them when given — over
     ``endpoints`` (default: the configuration's server) with ``concurrency`` requests in flight on each; write each
@@ -111,7 +123,8 @@ async def run_trial(
     run; (``AnswerabilityError``, kind ``preflight``) endpoints that cannot serve the model. Saved error samples
     are retried. Cancelling (``cancel.set()``), ``fail_fast`` after an error, and ``early_stop`` (the first that
     many calls all fail with one kind of error; 0 never) keep finished samples and write no result; rerunning
-    the same call resumes. The configuration's strict evidence policy implies a second opinion.
+    the same call resumes. The configuration's strict evidence policy implies a second opinion. With ``layout``,
+    the folder and result are the layout's (the outcome's ``result`` is then None, ``result_path`` its file).
     """
     limits.check_counts(repeats=repeats, concurrency=concurrency, endpoints=max(len(endpoints), 1),
                         early_stop=early_stop)
@@ -122,7 +135,7 @@ async def run_trial(
     _check_gates(dataset, gates, second_opinion is not None)
     out = Path(out)
     with RunLock(out):
-        plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None)
+        plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None, layout)
         warnings = await check_endpoints(config, urls) if preflight and plan.todo else ()
         run = _Run(plan, _Policy(fail_fast, early_stop, progress, cancel), second_opinion)
         with tracing.run("answerlens.trial", dataset_sha256=plan.identity.dataset_sha256, repeats=repeats,
@@ -130,7 +143,7 @@ async def run_trial(
             if plan.todo:
                 async with EndpointPool(config, urls, concurrency, evaluator_factory) as pool, SampleWriter() as writer:
                     await run.all(pool, writer)
-            outcome = _finish(plan, run, gates=gates, concurrency=concurrency, warnings=warnings)
+            outcome = _finish(plan, run, gates=gates, concurrency=concurrency, warnings=warnings, layout=layout)
             span.finished(outcome.result.quality_gates if outcome.result else None, errors=outcome.errors,
                           cancelled=outcome.cancelled)
         return outcome
@@ -162,9 +175,10 @@ class _Plan:
 
     @classmethod
     def prepare(cls, dataset: Dataset, config: AnswerabilityConfig, repeats: int, out: Path, shard: Shard | None,
-                opinions: bool) -> _Plan:
+                opinions: bool, layout: RunLayout | None = None) -> _Plan:
         identity = folder.run_identity(dataset, config)
-        samples_dir = folder.prepare_output(out, dataset, identity, repeats, shard=shard, second_opinion=opinions)
+        samples_dir = layout.prepare(out) if layout is not None else \
+            folder.prepare_output(out, dataset, identity, repeats, shard=shard, second_opinion=opinions)
         saved = folder.saved_samples(samples_dir, dataset, identity, repeats)
         planned = tuple((item, repeat) for item, repeat in dataset.planned(repeats)
                         if shard is None or shard.holds(item.case.id, repeat))
@@ -289,13 +303,16 @@ class _Run:
 
 
 def _finish(plan: _Plan, run: _Run, *, gates: Mapping[Gate, Threshold] | None, concurrency: int,
-            warnings: tuple[str, ...]) -> TrialOutcome:
+            warnings: tuple[str, ...], layout: RunLayout | None = None) -> TrialOutcome:
     done = {**plan.done, **run.finished}
     new, reused = len(run.finished), len(plan.done)
     if run.cancelled or run.stopped is not None or (run.policy.fail_fast and run.errors):
         return TrialOutcome(None, None, new, reused, run.errors, run.cancelled, stopped=run.stopped,
                             warnings=warnings)
     samples = [done[(item.case.id, repeat)] for item, repeat in plan.planned]
+    if layout is not None:
+        path = layout.finish(samples, time.monotonic() - run.started)
+        return TrialOutcome(None, path, new, reused, run.errors, False, warnings=warnings)
     shard = plan.shard.model_copy(update={"cases": tuple(item.case.id for item in plan.dataset.cases)}) \
         if plan.shard is not None else None
     result = assemble(dataset_record(plan.dataset), question_records(plan.dataset), samples, plan.identity,
