@@ -91,13 +91,8 @@ def test_public_api_is_pinned() -> None:
         assert hasattr(answerlens, name), name
 
 
-COMPATIBILITY_MODULES = {"bundle", "provider", "preflight", "localmodel"}
-"""Earlier import paths that only re-export today's names (tests/test_compat.py covers them)."""
-
-
 def test_every_source_module_has_its_test_module() -> None:
     modules = {path.stem for path in SRC.glob("*.py") if path.stem not in {"__init__", "__main__"}}
-    modules -= COMPATIBILITY_MODULES
     missing = sorted(name for name in modules if not (REPO / "tests" / f"test_{name}.py").exists())
     assert missing == []
 
