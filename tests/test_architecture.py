@@ -41,10 +41,6 @@ def test_no_vendor_llm_sdks() -> None:
 
 def test_public_api_is_pinned() -> None:
     assert answerlens.__all__ == [
-        "FLAG_RULES_VERSION",
-        "PROMPT_SHA256",
-        "PROMPT_VERSION",
-        "SYSTEM_PROMPT",
         "AnswerabilityAction",
         "AnswerabilityAssessment",
         "AnswerabilityConfig",
@@ -66,11 +62,15 @@ def test_public_api_is_pinned() -> None:
         "Decision",
         "DiscardReason",
         "EvidencePolicy",
+        "FLAG_RULES_VERSION",
         "Flag",
         "FlagCode",
         "MemoryBundle",
+        "PROMPT_SHA256",
+        "PROMPT_VERSION",
         "ProviderMetadata",
         "RequirementOpinion",
+        "SYSTEM_PROMPT",
         "SecondOpinion",
         "Span",
         "TrialError",

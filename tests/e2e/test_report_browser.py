@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from answerlens.report import verify_report
+from answerlens.report.integrity import verify_report
 from answerlens.samples import load_sample
 from answerlens.ui.common import palette
 from tests.e2e.conftest import TIMEOUT, choose, radio, settle

@@ -9,8 +9,8 @@ import pytest
 
 from answerlens.citations import Decision
 from answerlens.explanation import HASH_FIELDS, reason_text, why
-from answerlens.report import assessment_report
 from answerlens.report.assessment import Shown, focus_css, sheets, title
+from answerlens.report.document import assessment_report
 from answerlens.report.embedded import AssessmentData, envelope_of
 from answerlens.report.page import without_style
 from answerlens.ui.common.highlight import highlight, requirement_rows
@@ -154,7 +154,7 @@ def test_prmes_own_assessment_is_reported_as_upstream_wrote_it() -> None:
     import json
 
     from answerlens import load_bundle
-    from answerlens.report import verify_report
+    from answerlens.report.integrity import verify_report
     from tests.paths import PRME
 
     document = json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text(encoding="utf-8"))

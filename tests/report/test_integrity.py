@@ -8,9 +8,8 @@ import json
 import pytest
 
 from answerlens.errors import ReportError
-from answerlens.report import verify_report
 from answerlens.report.embedded import OPEN, encode
-from answerlens.report.integrity import _first_index, page_difference
+from answerlens.report.integrity import _first_index, page_difference, verify_report
 from tests.report.builders import OPINION_SAMPLES, SAMPLE_NAMES, TRIALS, embedded, replayed, report_of, trial_report_of
 
 

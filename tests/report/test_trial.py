@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from answerlens.report import trial_report, verify_report
+from answerlens.report.document import trial_report
+from answerlens.report.integrity import verify_report
 from answerlens.report.trial import HIDDEN, _flat
 from answerlens.trials.reader import read_trial
 from answerlens.ui.trials.viewmodel import questions, samples, stats

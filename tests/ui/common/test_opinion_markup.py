@@ -8,7 +8,7 @@ import re
 import pytest
 
 from answerlens import AnswerabilityConfig
-from answerlens.second_opinion import Badge, badge
+from answerlens.second_opinion.badges import Badge, badge
 from answerlens.second_opinion.models import VerifierNote, VerifierState
 from answerlens.second_opinion.opinion import second_opinion_for
 from answerlens.ui.common import opinion_markup

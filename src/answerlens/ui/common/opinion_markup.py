@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from answerlens.second_opinion import Badge, badge, flags_by_ref, verifier_agrees
+from answerlens.second_opinion.badges import Badge, badge, flags_by_ref, verifier_agrees
 from answerlens.second_opinion.models import RequirementOpinion, SecondOpinion, VerifierNote, VerifierState
 from answerlens.ui.common import palette
 from answerlens.ui.common.markup import STYLE, colour, esc, plural, remedy_html

@@ -16,7 +16,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from answerlens.errors import describe_validation
-from answerlens.second_opinion import badge
+from answerlens.second_opinion.badges import badge
 from answerlens.second_opinion.document import KEY, split_document, verify_document
 from answerlens.second_opinion.models import RequirementOpinion, SecondOpinion
 from answerlens.ui.common.markup import cell, notice_html, outcome_cell, table_html
