@@ -85,7 +85,7 @@ def test_the_stage_is_shown_while_generating_and_cancel_stops_the_call(embedded:
     at = page()
     at.button(key="inspect.assess").click().run()
     running = job(at)
-    assert running.wait_for(lambda j: j.progress is not None and j.progress.generated >= 1, 30)
+    assert running.job.wait_for(lambda j: j.progress is not None and j.progress.generated >= 1, 30)
     at.run()
     assert_clean(at)
     assert stage(at) == ("generating", "1")
@@ -93,7 +93,7 @@ def test_the_stage_is_shown_while_generating_and_cancel_stops_the_call(embedded:
     assert at.button(key="inspect.assess").disabled  # one run at a time
     assert not verdicts(at)
     at.button(key="inspect.cancel").click().run()
-    assert running.wait(30)
+    assert running.job.wait(30)
     settle(at)
     (cancelled,) = notices(at.main, "warning")
     assert "Cancelled — no verdict was produced" in cancelled and "1 token generated" in cancelled
