@@ -12,7 +12,7 @@ from answerlens import DatasetError
 from answerlens.trials.found import SAMPLE_KIND
 from answerlens.trials.log import TrialSample, round_trip_problem
 from answerlens.trials.reader import assessments_in
-from tests.trials.test_reader import PUBLISHED, ours
+from tests.trials.helpers import PUBLISHED, ours
 
 
 def test_assessments_in_each_shape(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from pathlib import Path
@@ -13,17 +12,7 @@ import pytest
 from answerlens import DatasetError
 from answerlens.trials.log import ResultKind, TrialSample, UpstreamSample
 from answerlens.trials.reader import parse_trial, read_trial, trial_source
-from tests.paths import FIXTURES, PRME
-
-UPSTREAM = PRME / "trials" / "beam-100k-answerability-dev-v2-results.json"
-PUBLISHED = json.loads(UPSTREAM.read_text())
-GOLDEN = json.loads((FIXTURES / "trials" / "questions-run.json").read_text())
-
-
-def ours() -> dict[str, Any]:
-    result = copy.deepcopy(GOLDEN["result"])
-    result["finished_at"] = "2026-01-01T00:00:00+00:00"
-    return result
+from tests.trials.helpers import GOLDEN, PUBLISHED, UPSTREAM, ours
 
 
 def write_folder(folder: Path, *, finished: bool) -> Path:
