@@ -22,8 +22,16 @@ from answerlens.local_model import LocalServer
 from answerlens.ui.common.local_model_view import host
 from answerlens.ui.inspect.job import AssessJob
 from tests.app.conftest import assert_clean, choose_sample, html, notices, settle, start, verdicts
-from tests.providers.test_llamacpp import VALID, pieces
-from tests.scripted_server import Reply, ScriptedServer, json_reply, llamacpp_events, sse, sse_bytes
+from tests.scripted_server import (
+    CACHE_REPLY,
+    Reply,
+    ScriptedServer,
+    json_reply,
+    llamacpp_events,
+    pieces,
+    sse,
+    sse_bytes,
+)
 
 CHAT = "/v1/chat/completions"
 
@@ -67,7 +75,7 @@ def paused_stream(release: threading.Event, hung_up: threading.Event, finished: 
     """Prompt progress and one token, then nothing until ``release``; the rest must meet a closed connection."""
 
     def stream() -> Iterator[bytes]:
-        everything = llamacpp_events(pieces(VALID))
+        everything = llamacpp_events(pieces(CACHE_REPLY))
         try:
             yield from sse_bytes(everything[:3])
             release.wait(30)
@@ -104,7 +112,7 @@ def test_the_stage_is_shown_while_generating_and_cancel_stops_the_call(embedded:
 
 
 def test_a_streamed_run_ends_with_its_verdict_in_the_history(embedded: ScriptedServer) -> None:
-    embedded.script(CHAT, sse(llamacpp_events(pieces(VALID))))
+    embedded.script(CHAT, sse(llamacpp_events(pieces(CACHE_REPLY))))
     at = page()
     at.button(key="inspect.assess").click().run()
     settle(at)

@@ -11,8 +11,7 @@ from answerlens.ui.common.runner import Run
 from answerlens.ui.common.sources import Source
 from answerlens.ui.inspect import job
 from tests.paths import PRME
-from tests.providers.test_llamacpp import VALID, pieces
-from tests.scripted_server import ScriptedServer, llamacpp_events, sse
+from tests.scripted_server import CACHE_REPLY, ScriptedServer, llamacpp_events, pieces, sse
 
 BUNDLE_PATH = PRME / "bundles" / "bundle_reader_citations.json"
 
@@ -27,7 +26,7 @@ def config(server: ScriptedServer) -> AnswerabilityConfig:
 
 
 def test_a_job_ends_with_its_assessment_and_its_last_stage(scripted_server: ScriptedServer) -> None:
-    scripted_server.script("/v1/chat/completions", sse(llamacpp_events(pieces(VALID))))
+    scripted_server.script("/v1/chat/completions", sse(llamacpp_events(pieces(CACHE_REPLY))))
     running = job.start(config(scripted_server), source(), "What cache does the dashboard API use?", None)
     assert running.job.wait(30)
     assert running.run is not None and running.run.assessment is not None
@@ -64,7 +63,7 @@ def test_describe(progress: CallProgress | None, words: str) -> None:
 
 
 def test_a_job_can_bring_the_second_opinion(scripted_server: ScriptedServer) -> None:
-    scripted_server.script("/v1/chat/completions", sse(llamacpp_events(pieces(VALID))))
+    scripted_server.script("/v1/chat/completions", sse(llamacpp_events(pieces(CACHE_REPLY))))
     running = job.start(config(scripted_server), source(), "What cache does the dashboard API use?", None,
                         second_opinion=True)
     assert running.job.wait(30)
