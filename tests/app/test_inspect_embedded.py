@@ -35,6 +35,8 @@ from tests.scripted_server import (
 
 CHAT = "/v1/chat/completions"
 
+pytestmark = pytest.mark.local_model
+
 
 @pytest.fixture
 def embedded(scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedServer]:
