@@ -30,7 +30,7 @@ def add_commands(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from answerlens.json_reader import read_json
-    from answerlens.trials.found import holds_trial_log
+    from answerlens.trials.reader import holds_trial_log
 
     path: Path = args.input
     data = None if path.is_dir() else read_json(path)

@@ -11,7 +11,7 @@ from answerlens.cli.common import EXIT_OK, EXIT_PROBLEMS, UsageError, load_sourc
 from answerlens.cli.report import is_html, verify_file
 
 if TYPE_CHECKING:
-    from answerlens.trials.found import FoundAssessment
+    from answerlens.trials.reader import FoundAssessment
 
 SECOND_OPINION_KEY = "second_opinion"
 """The key of a printed second opinion (``answerlens.second_opinion.document.KEY``; a test pins them)."""
@@ -27,18 +27,13 @@ def add_commands(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from answerlens.json_reader import read_json
-    from answerlens.trials.found import holds_trial_log, plain_assessments
+    from answerlens.trials.reader import assessments_in, assessments_of, read_trial
 
     path: Path = args.file
     if path.is_file() and is_html(path):  # a report: its embedded data, and its page rendered again
         return verify_file(path, args.bundle)
-    data = None if path.is_dir() else read_json(path)
-    if data is None or holds_trial_log(data):  # a result, a run folder or a sample: through the trial log
-        from answerlens.trials.reader import assessments_in, assessments_of, read_trial
-
-        found = assessments_of(read_trial(path)) if data is None else assessments_in(data, str(path))
-    else:
-        found = plain_assessments(data)
+    data = None if path.is_dir() else read_json(path)  # a run folder: through the trial reader
+    found = assessments_of(read_trial(path)) if data is None else assessments_in(data, str(path))
     if not found:
         raise UsageError(f"{path}: no assessment found (expected an assessment or a trial result file)")
     bundle = load_source(args.bundle) if args.bundle else None

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from answerlens.errors import DatasetError, TrialError
 from answerlens.trials import folder
-from answerlens.trials.assemble import assemble
 from answerlens.trials.gates import Gate, Threshold
 from answerlens.trials.lock import RunLock
 from answerlens.trials.log import ResultKind, TrialSample
@@ -52,10 +51,10 @@ def merge_shards(folders: Sequence[Path], out: Path, *,
                            configuration_sha256=result.configuration_sha256 or "",
                            prompt_version=result.prompt_version or "", prompt_sha256=result.prompt_sha256 or "")
     finished = [part.result.finished_at for part in parts if part.result.finished_at is not None]
-    merged = assemble(result.dataset, questions, samples, identity, repeats=result.repeats,
-                      concurrency=concurrencies.pop() if len(concurrencies) == 1 else None, gates=gates,
-                      wall_seconds=max(part.result.wall_seconds or 0.0 for part in parts),
-                      drafts=any(part.result.drafts for part in parts), finished_at=max(finished, default=None))
+    merged = folder.assemble(result.dataset, questions, samples, identity, repeats=result.repeats,
+                             concurrency=concurrencies.pop() if len(concurrencies) == 1 else None, gates=gates,
+                             wall_seconds=max(part.result.wall_seconds or 0.0 for part in parts),
+                             drafts=any(part.result.drafts for part in parts), finished_at=max(finished, default=None))
     return merged, _write(out, merged, identity)
 
 

@@ -11,8 +11,7 @@ import streamlit as st
 
 from answerlens.errors import BundleError, DatasetError
 from answerlens.json_reader import read_json
-from answerlens.trials.found import FoundAssessment
-from answerlens.trials.reader import assessments_in
+from answerlens.trials.reader import FoundAssessment, assessments_in
 from answerlens.ui.common import history, sources
 from answerlens.ui.common.markup import notice_html
 from answerlens.ui.compare.opinions import OpinionDiff, coverage_html, opinion_frame, verdicts_html
