@@ -10,6 +10,8 @@ import re
 import pytest
 
 from answerlens import AnswerabilityConfig, derive_assessment, load_bundle, verify_assessment
+from answerlens.ui.common import filters
+from answerlens.ui.common.filters import TableFilter
 from answerlens.ui.common.markup import STATUS_COLOURS
 from answerlens.ui.compare.viewmodel import (
     CHANGED_COLOUR,
@@ -25,8 +27,6 @@ from answerlens.ui.compare.viewmodel import (
     requirements_table,
     verification_html,
 )
-from answerlens.ui.tables import filters
-from answerlens.ui.tables.filters import TableFilter
 from tests.paths import PRME
 from tests.ui.conftest import recorded
 

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from answerlens.trials.result import TrialResult
-from answerlens.ui.tables import filters
-from answerlens.ui.tables.filters import TableFilter
+from answerlens.ui.common import filters
+from answerlens.ui.common.filters import TableFilter
 from answerlens.ui.trials import tables as trial_tables
 from answerlens.ui.trials import viewmodel as trial_results
 from answerlens.ui.trials.viewmodel import QuestionRow

@@ -15,6 +15,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from answerlens.audit import IDENTITY_FIELDS
+from answerlens.ui.common.filters import Facet, TableSpec
 from answerlens.ui.common.markup import (
     STATUS_COLOURS,
     VERDICT_COLOURS,
@@ -24,7 +25,6 @@ from answerlens.ui.common.markup import (
     outcome_cell,
     table_html,
 )
-from answerlens.ui.tables.filters import Facet, TableSpec
 
 COMPARED_FIELDS = ("verdict", "recommended_action", "provider", "model", *IDENTITY_FIELDS, "evaluation_id",
                    "assessment_sha256", "raw_output_sha256")

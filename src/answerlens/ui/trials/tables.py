@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from answerlens.trials.result import TrialResult
-from answerlens.ui.tables.filters import Facet, TableSpec, csv_text
+from answerlens.ui.common.filters import Facet, TableSpec, csv_text
 from answerlens.ui.trials.viewmodel import QuestionRow, SampleRef
 
 __all__ = ["QUESTION_COLUMNS", "QUESTION_SPEC", "SAMPLE_COLUMNS", "SAMPLE_SPEC", "csv_text", "question_texts",

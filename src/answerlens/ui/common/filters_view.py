@@ -9,9 +9,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from answerlens.ui.common import filters
+from answerlens.ui.common.filters import TableFilter, TableSpec
 from answerlens.ui.common.markup import plain
-from answerlens.ui.tables import filters
-from answerlens.ui.tables.filters import TableFilter, TableSpec
 
 TABLE_ORDER = "table order"
 
