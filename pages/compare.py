@@ -11,7 +11,7 @@ from answerlens.ui.compare import view as compare_view
 from answerlens.ui.compare.opinions import opinion_diff, side
 from answerlens.ui.compare.viewmodel import compare
 
-ensure_app_navigation()
+ensure_app_navigation(__file__)
 
 APP_ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,7 +12,7 @@ from answerlens.ui.packing import sweep_view
 from answerlens.ui.packing import view as packing_view
 from answerlens.ui.packing import viewmodel as packing
 
-ensure_app_navigation()
+ensure_app_navigation(__file__)
 
 APP_ROOT = Path(__file__).resolve().parents[1]
 

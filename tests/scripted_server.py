@@ -323,6 +323,16 @@ def llamacpp_events(tokens: list[str], *, finish: str = "stop", prompt: int = PR
     ]
 
 
+def pieces(text: str, size: int = 7) -> list[str]:
+    """The text as the tokens a server would stream."""
+    return [text[index:index + size] for index in range(0, len(text), size)]
+
+
+CACHE_REPLY = json.dumps({"requirements": [{"requirement": "Cache", "status": "supported", "evidence_refs": ["m1"],
+                                            "explanation": "m1 names Redis."}], "reasoning": "Stated."})
+"""A valid reply for PRME's reader bundle and its cache question."""
+
+
 def sse_bytes(items: list[dict[str, Any] | str]) -> Iterator[bytes]:
     """Each item as one ``data:`` event."""
     for item in items:

@@ -30,7 +30,7 @@ from answerlens.errors import RecordingMismatchError
 from answerlens.loading import SimpleBundle
 from answerlens.recording import BindingField
 from answerlens.samples import Sample, list_samples, load_sample
-from answerlens.second_opinion import second_opinion_for
+from answerlens.second_opinion.opinion import second_opinion_for
 
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_bundles"
 

@@ -33,7 +33,7 @@ from answerlens.citations import CitationDecision, RequirementCitations, check_r
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
 from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, RawAssessment, ReplyError, parse_reply, prompt_for
-from answerlens.recording import HAND_WRITTEN, RecordingRef, ReplyOrigin
+from answerlens.recording import RecordingRef, ReplyOrigin
 from answerlens.records import MemoryBundle
 from answerlens.verdict import (
     ABSTAINING_ACTIONS,
@@ -88,20 +88,14 @@ class ProviderMetadata(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _read_dumps(cls, data: Any) -> Any:
-        # Dumps carry the computed ``recorded``; it must agree with ``origin``. Older dumps carried only
-        # ``recorded`` and a ``recorded_note``.
+        # Dumps carry the computed ``recorded``; it must agree with ``origin`` (live when the dump has none).
         if not isinstance(data, dict) or "recorded" not in data:
             return data
         data = dict(data)
         recorded = data.pop("recorded")
-        note = data.pop("recorded_note", None)
-        if "origin" not in data:
-            data["origin"] = ReplyOrigin.RECORDED if recorded is True else ReplyOrigin.LIVE
-            if recorded is True and data.get("recording") is None:
-                author = HAND_WRITTEN if note is None or HAND_WRITTEN in note else note
-                data["recording"] = {"author": author}
-        elif recorded != (ReplyOrigin(data["origin"]) == ReplyOrigin.RECORDED):
-            raise ValueError(f"recorded={recorded!r} contradicts origin={data['origin']!r}")
+        origin = data.get("origin", ReplyOrigin.LIVE)
+        if recorded != (ReplyOrigin(origin) == ReplyOrigin.RECORDED):
+            raise ValueError(f"recorded={recorded!r} contradicts origin={origin!r}")
         return data
 
 

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from answerlens.html import palette
-from answerlens.report import verify_report
+from answerlens.report.integrity import verify_report
 from answerlens.samples import load_sample
 from tests.e2e.conftest import TIMEOUT, choose, radio, settle
 from tests.paths import SAMPLES

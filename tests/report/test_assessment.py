@@ -12,8 +12,8 @@ from answerlens.explanation import HASH_FIELDS, reason_text, why
 from answerlens.html.highlight import highlight, requirement_rows
 from answerlens.html.markup import context_html, hashes_html, requirements_html, verdict_html
 from answerlens.html.provenance import source_label
-from answerlens.report import assessment_report
 from answerlens.report.assessment import Shown, focus_css, sheets, title
+from answerlens.report.document import assessment_report
 from answerlens.report.embedded import AssessmentData, envelope_of
 from tests.report.builders import SAMPLE_NAMES, embedded, replayed, report_of, sample
 from tests.report.inert import problems, visible_text
@@ -153,7 +153,7 @@ def test_prmes_own_assessment_is_reported_as_upstream_wrote_it() -> None:
     import json
 
     from answerlens import load_bundle
-    from answerlens.report import verify_report
+    from answerlens.report.integrity import verify_report
     from tests.paths import PRME
 
     document = json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text(encoding="utf-8"))

@@ -13,8 +13,8 @@ import pytest
 from answerlens import ClaimVerifier
 from answerlens.claims.onnx_scorer import OnnxNliScorer
 from answerlens.report.opinion import flagged, section_html, strict_why
-from answerlens.second_opinion import second_opinion_for
 from answerlens.second_opinion.models import SecondOpinion
+from answerlens.second_opinion.opinion import second_opinion_for
 from tests.report.builders import OPINION_SAMPLES, opinion_of, replayed, report_of, sample
 from tests.report.inert import problems, visible_text
 

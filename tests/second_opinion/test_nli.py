@@ -14,6 +14,7 @@ from answerlens.second_opinion.opinion import second_opinion_for
 from answerlens.verdict import AnswerabilityStatus, AnswerabilityVerdict
 from tests.claims.tiny_nli import build_model
 from tests.second_opinion.builders import assess, replayed
+from tests.second_opinion.helpers import Fixed, Raises
 
 YES = "yes yes yes yes yes yes yes yes"
 
@@ -21,26 +22,6 @@ YES = "yes yes yes yes yes yes yes yes"
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_model(tmp_path_factory.mktemp("tiny") / "model")
-
-
-class Fixed:
-    """An injected scorer returning one row for every pair, and counting calls."""
-
-    def __init__(self, row: tuple[float, float, float]) -> None:
-        self.row = row
-        self.pairs: list[tuple[str, str]] = []
-
-    def score(self, pairs: list[tuple[str, str]]) -> list[tuple[float, float, float]]:
-        self.pairs += pairs
-        return [self.row] * len(pairs)
-
-
-class Raises:
-    def __init__(self, error: Exception) -> None:
-        self.error = error
-
-    def score(self, pairs: list[tuple[str, str]]) -> list[tuple[float, float, float]]:
-        raise self.error
 
 
 async def test_the_tiny_onnx_model_verifies_each_supported_requirement(tiny_model: Path) -> None:

@@ -4,7 +4,7 @@ from answerlens import ClaimVerifier
 from answerlens.second_opinion.opinion import second_opinion_for
 from answerlens.second_opinion.report import report_lines
 from tests.second_opinion.builders import replayed
-from tests.second_opinion.test_nli import Fixed, Raises
+from tests.second_opinion.helpers import Fixed, Raises
 
 
 async def test_strict_report_leads_with_the_strict_verdict() -> None:

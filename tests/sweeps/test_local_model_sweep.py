@@ -7,8 +7,8 @@ import pytest
 
 from answerlens import AnswerabilityConfig
 from answerlens.local_model import runtime_installed, start_server
-from answerlens.sweeps import run_sweep
 from answerlens.sweeps.reader import verify_sweep
+from answerlens.sweeps.run import run_sweep
 from tests.sweeps.helpers import QUESTION, bundle_data
 
 pytestmark = [

@@ -9,10 +9,10 @@ import pytest
 
 import answerlens
 from answerlens import TrialError
-from answerlens.sweeps import run_sweep
 from answerlens.sweeps.cut import cell_context
 from answerlens.sweeps.reader import read_sweep, verify_sweep
 from answerlens.sweeps.result import SweepResult
+from answerlens.sweeps.run import run_sweep
 from answerlens.sweeps.settings import Setting, SweepFormat
 from answerlens.trials.runner import Progress
 from tests.context_server import context_server

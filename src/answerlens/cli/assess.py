@@ -117,8 +117,9 @@ def _print_with_second_opinion(args: argparse.Namespace, assessment: Answerabili
     """
     import asyncio
 
-    from answerlens.claims import ClaimVerificationConfig, ClaimVerifier
+    from answerlens.claims.models import ClaimVerificationConfig
     from answerlens.claims.onnx_scorer import OnnxNliScorer
+    from answerlens.claims.verifier import ClaimVerifier
     from answerlens.second_opinion.document import output_document
     from answerlens.second_opinion.opinion import second_opinion_for
     from answerlens.second_opinion.report import report_lines

@@ -32,7 +32,7 @@ def add_commands(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from answerlens.json_reader import read_json
-    from answerlens.trials.found import holds_trial_log
+    from answerlens.trials.reader import holds_trial_log
 
     path: Path = args.input
     from answerlens.sweeps.found import is_sweep
@@ -52,14 +52,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _trial(path: Path) -> str:
-    from answerlens.report import trial_report
+    from answerlens.report.document import trial_report
     from answerlens.trials.reader import read_trial
 
     return trial_report(read_trial(path), source=path.name)
 
 
 def _sweep(path: Path) -> str:
-    from answerlens.report import sweep_report
+    from answerlens.report.document import sweep_report
     from answerlens.sweeps.reader import folder_of, read_recorded
 
     return sweep_report(read_recorded(path), source=folder_of(path).name)
@@ -67,7 +67,7 @@ def _sweep(path: Path) -> str:
 
 def _assessment(path: Path, data: Any, args: argparse.Namespace) -> tuple[str, str, MemoryBundle]:
     from answerlens.loading import load_bundle
-    from answerlens.report import assessment_report
+    from answerlens.report.document import assessment_report
 
     if not isinstance(data, dict) or "verdict" not in data:
         raise UsageError(f"{path}: not an assessment (expected the JSON `answerlens assess --json` prints) "
@@ -112,7 +112,7 @@ def _sample_answer(data: dict[str, Any], sample: Sample | None) -> str | None:
 
 def _write_checked(html: str, output: Path, label: str, bundle: MemoryBundle | None) -> int:
     """Write the report only when it verifies as written (its data, and its page re-rendered)."""
-    from answerlens.report import verify_report
+    from answerlens.report.integrity import verify_report
 
     check = verify_report(html, bundle=bundle)
     if not check.ok:
@@ -139,7 +139,7 @@ def is_html(path: Path) -> bool:
 def verify_file(path: Path, bundle_path: str | None) -> int:
     """``answerlens verify REPORT.html``: exit 0 when the report is intact, 1 with every problem otherwise."""
     from answerlens.cli.common import load_source
-    from answerlens.report import verify_report
+    from answerlens.report.integrity import verify_report
 
     bundle = load_source(bundle_path) if bundle_path else None
     check = verify_report(read_text(path), bundle=bundle)

@@ -120,8 +120,9 @@ def _shard(text: str | None) -> Any:
 def _second_opinion(args: argparse.Namespace) -> SecondOpinionSetting | None:
     if not (args.second_opinion or args.evidence_policy == "strict"):
         return None
-    from answerlens.claims import ClaimVerificationConfig, ClaimVerifier
+    from answerlens.claims.models import ClaimVerificationConfig
     from answerlens.claims.onnx_scorer import OnnxNliScorer
+    from answerlens.claims.verifier import ClaimVerifier
     from answerlens.trials.runner import SecondOpinionSetting
 
     settings = ClaimVerificationConfig()

@@ -12,7 +12,7 @@ from answerlens.cli.common import EXIT_OK, EXIT_PROBLEMS, UsageError, load_sourc
 from answerlens.cli.report import is_html, verify_file
 
 if TYPE_CHECKING:
-    from answerlens.trials.found import FoundAssessment
+    from answerlens.trials.reader import FoundAssessment
     from answerlens.trials.result import TrialResult
 
 SECOND_OPINION_KEY = "second_opinion"
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 def _found(path: Path) -> tuple[list[FoundAssessment], TrialResult | None]:
     """The assessments a file or folder holds, and the trial result they belong to (None: not a trial's)."""
     from answerlens.json_reader import read_json
-    from answerlens.trials.found import holds_trial_log, plain_assessments
+    from answerlens.trials.reader import holds_trial_log, plain_assessments
 
     data = None if path.is_dir() else read_json(path)
     if data is not None and not holds_trial_log(data):

@@ -12,7 +12,7 @@ from answerlens.html import palette
 from answerlens.html.escape import esc
 from answerlens.html.highlight import Mark
 from answerlens.html.markup import colour, legend_mark, plural, remedy_html, requirement_dot
-from answerlens.second_opinion import Badge, badge, flags_by_ref, verifier_agrees
+from answerlens.second_opinion.badges import Badge, badge, flags_by_ref, verifier_agrees
 from answerlens.second_opinion.models import FlagCode, RequirementOpinion, SecondOpinion, VerifierNote, VerifierState
 
 BADGES = {

@@ -24,7 +24,6 @@ from answerlens.config import AnswerabilityConfig, EvidencePolicy
 from answerlens.errors import AnswerabilityError, TrialError
 from answerlens.evaluator import Answer, AnswerabilityEvaluator
 from answerlens.trials import folder, limits
-from answerlens.trials.assemble import assemble, dataset_record, question_records
 from answerlens.trials.dataset import Dataset, LoadedCase
 from answerlens.trials.endpoints import EndpointPool, EvaluatorFactory, normalise_endpoints
 from answerlens.trials.failures import EARLY_STOP, EarlyStop, EarlyStopWatch
@@ -315,8 +314,8 @@ def _finish(plan: _Plan, run: _Run, *, gates: Mapping[Gate, Threshold] | None, c
         return TrialOutcome(None, path, new, reused, run.errors, False, warnings=warnings)
     shard = plan.shard.model_copy(update={"cases": tuple(item.case.id for item in plan.dataset.cases)}) \
         if plan.shard is not None else None
-    result = assemble(dataset_record(plan.dataset), question_records(plan.dataset), samples, plan.identity,
-                      repeats=plan.repeats, concurrency=concurrency, gates=gates,
-                      wall_seconds=time.monotonic() - run.started, drafts=plan.dataset.has_drafts, shard=shard)
+    result = folder.assemble(folder.dataset_record(plan.dataset), folder.question_records(plan.dataset), samples,
+                             plan.identity, repeats=plan.repeats, concurrency=concurrency, gates=gates,
+                             wall_seconds=time.monotonic() - run.started, drafts=plan.dataset.has_drafts, shard=shard)
     return TrialOutcome(result, folder.write_result(plan.out, result), new, reused, run.errors, False,
                         warnings=warnings)

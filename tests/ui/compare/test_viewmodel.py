@@ -11,6 +11,8 @@ import pytest
 
 from answerlens import AnswerabilityConfig, derive_assessment, load_bundle, verify_assessment
 from answerlens.html.markup import STATUS_SOLID
+from answerlens.ui.common import filters
+from answerlens.ui.common.filters import TableFilter
 from answerlens.ui.compare.viewmodel import (
     CHANGED_COLOUR,
     COMPARED_FIELDS,
@@ -24,8 +26,6 @@ from answerlens.ui.compare.viewmodel import (
     requirements_table,
     verification_html,
 )
-from answerlens.ui.tables import filters
-from answerlens.ui.tables.filters import TableFilter
 from tests.paths import PRME
 from tests.ui.conftest import recorded
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from answerlens.sweeps import run_sweep
+from answerlens.sweeps.run import run_sweep
 from answerlens.ui.common.runs import RunStore
 from answerlens.ui.packing import sweeps
 from tests.context_server import context_server

@@ -12,9 +12,8 @@ import streamlit as st
 from answerlens.errors import BundleError, DatasetError
 from answerlens.html.markup import notice_html
 from answerlens.json_reader import read_json
-from answerlens.trials.found import FoundAssessment
-from answerlens.trials.reader import assessments_in
-from answerlens.ui.common import history, sources
+from answerlens.trials.reader import FoundAssessment, assessments_in
+from answerlens.ui.common import filters_view, history, sources
 from answerlens.ui.compare.opinions import OpinionDiff, coverage_html, opinion_frame, verdicts_html
 from answerlens.ui.compare.viewmodel import (
     REQUIREMENT_SPEC,
@@ -25,7 +24,6 @@ from answerlens.ui.compare.viewmodel import (
     requirements_table,
     verification_html,
 )
-from answerlens.ui.tables import filters_view
 
 SESSION, SHIPPED, UPLOAD = "A stored run", "Shipped example", "Upload a file"
 COMPARE_DIR = "compare"

@@ -18,7 +18,7 @@ from answerlens.audit import IDENTITY_FIELDS
 from answerlens.html import palette
 from answerlens.html.escape import esc
 from answerlens.html.markup import STATUS_SOLID, cell, notice_html, outcome_cell, table_html
-from answerlens.ui.tables.filters import Facet, TableSpec
+from answerlens.ui.common.filters import Facet, TableSpec
 
 COMPARED_FIELDS = ("verdict", "recommended_action", "provider", "model", *IDENTITY_FIELDS, "evaluation_id",
                    "assessment_sha256", "raw_output_sha256")

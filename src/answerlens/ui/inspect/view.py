@@ -94,7 +94,7 @@ def _keep(prefix: str, run: runner.Run, source: Source, question: str, answer: s
 def busy(prefix: str) -> bool:
     """Whether a live assessment is running (Assess waits for it, or for Cancel)."""
     running: job.AssessJob | None = st.session_state.get(f"{prefix}.job")
-    return running is not None and running.running
+    return running is not None and running.job.running
 
 
 def progress(prefix: str) -> bool:
@@ -103,7 +103,7 @@ def progress(prefix: str) -> bool:
     current: job.AssessJob | None = st.session_state.get(f"{prefix}.job")
     if current is None:
         return False
-    if current.running:
+    if current.job.running:
         _live(prefix)
         return True
     del st.session_state[f"{prefix}.job"]
@@ -117,11 +117,11 @@ def _live(prefix: str) -> None:
     current: job.AssessJob | None = st.session_state.get(f"{prefix}.job")
     if current is None:
         return
-    if not current.running:
+    if not current.job.running:
         st.rerun()  # the whole page: show the result
     st.html(job.stage_html(current))
-    st.button("Cancel", key=f"{prefix}.cancel", on_click=current.cancel, icon=":material/stop:",
-              disabled=current.cancelled, help="stops the model call; no verdict is produced")
+    st.button("Cancel", key=f"{prefix}.cancel", on_click=current.job.cancel, icon=":material/stop:",
+              disabled=current.job.cancelling, help="stops the model call; no verdict is produced")
 
 
 def show_failure(prefix: str) -> bool:

@@ -11,7 +11,7 @@ import streamlit as st
 from answerlens.html.escape import esc
 from answerlens.html.markup import cell, notice_html, table_html
 from answerlens.html.sweep_grid import changes_html, detail_rows, grid_html
-from answerlens.report import sweep_report
+from answerlens.report.document import sweep_report
 from answerlens.sweeps.settings import SweepFormat
 from answerlens.sweeps.view import labels_of
 from answerlens.ui.common import endpoint_view, history

@@ -9,8 +9,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from answerlens.ui.tables import filters
-from answerlens.ui.tables.filters import TableFilter, TableSpec
+from answerlens.html.escape import plain
+from answerlens.ui.common import filters
+from answerlens.ui.common.filters import TableFilter, TableSpec
 
 TABLE_ORDER = "table order"
 
@@ -20,13 +21,15 @@ def table(key: str, frame: pd.DataFrame, spec: TableSpec, *, noun: str, file_ste
     """Draw the controls, the visible rows and their downloads; return the visible rows.
 
     ``key`` namespaces every widget (``"trials.samples"`` → ``"trials.samples.search"`` …). ``styler`` (a
-    function of the visible frame) may colour it; the downloads always hold the plain values.
+    function of the visible frame) may colour it; the downloads always hold the plain values. Text cells are shown
+    through ``plain``: an invisible or reordering character in a cell reads as its ``⟨U+XXXX⟩`` badge.
     """
     choice = _controls(key, frame, spec, placeholder)
     visible = filters.apply(frame, spec, choice)
     st.caption(f"{filters.shown(len(visible), len(frame), noun)} shown · click a column header to sort the view; "
                "the downloads follow the order chosen above")
-    st.dataframe(styler(visible) if styler is not None else visible, key=f"{key}.table", hide_index=True,
+    display = visible.apply(lambda column: column.map(_plain) if pd.api.types.is_string_dtype(column) else column)
+    st.dataframe(styler(display) if styler is not None else display, key=f"{key}.table", hide_index=True,
                  width="stretch", column_config=dict(column_config or {}))
     csv_column, json_column = st.columns(2)
     csv_column.download_button(f"Shown {noun}s as CSV", filters.csv_text(visible), f"{file_stem}.csv", "text/csv",
@@ -60,3 +63,7 @@ def _controls(key: str, frame: pd.DataFrame, spec: TableSpec, placeholder: str) 
 
 def _slug(label: str) -> str:
     return "_".join(label.lower().split())
+
+
+def _plain(value: Any) -> Any:
+    return plain(value) if isinstance(value, str) else value

@@ -1,4 +1,5 @@
-"""Search, filter and sort a page's table, and export exactly the rows left visible (pure pandas).
+"""A filterable table (pure, no streamlit): search, facets, sorting and exports of the visible rows; drawn by
+``filters_view``.
 
 A ``TableSpec`` says what a table can be searched and filtered by; a ``TableFilter`` is what the user chose. The
 page draws the widgets from both (``filters_view``) and shows ``apply``'s frame, so what is exported as CSV or

@@ -8,8 +8,8 @@ import json
 import pandas as pd
 import pytest
 
-from answerlens.ui.tables import filters
-from answerlens.ui.tables.filters import Facet, TableFilter, TableSpec
+from answerlens.ui.common import filters
+from answerlens.ui.common.filters import Facet, TableFilter, TableSpec
 
 SPEC = TableSpec(("sample", "question text"), (
     Facet("Label", ("label",)),
