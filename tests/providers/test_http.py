@@ -3,6 +3,7 @@ keys that must never leave the process in any escaped form. A failure is always 
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 from collections.abc import Iterator
@@ -176,3 +177,61 @@ async def test_ok_json_at_a_2xx_status_other_than_200_is_read(scripted_server: S
     async with AnswerabilityEvaluator(config(scripted_server)) as evaluator:
         assessment = await evaluator.assess(QUESTION, BUNDLE)
     assert assessment.verdict.value == "answerable"
+
+
+async def test_sequential_calls_reuse_one_connection(scripted_server: ScriptedServer) -> None:
+    scripted_server.always("/v1/chat/completions", openai_chat(VALID))
+    async with AnswerabilityEvaluator(config(scripted_server), connections=4) as evaluator:
+        for _ in range(3):
+            await evaluator.assess(QUESTION, BUNDLE)
+    assert len({request.client_port for request in scripted_server.requests}) == 1
+
+
+async def test_concurrent_calls_open_at_most_the_pool_size(scripted_server: ScriptedServer) -> None:
+    scripted_server.always("/v1/chat/completions", openai_chat(VALID, delay=0.05))
+    async with AnswerabilityEvaluator(config(scripted_server), connections=3) as evaluator:
+        await asyncio.gather(*(evaluator.assess(QUESTION, BUNDLE) for _ in range(9)))
+    assert len({request.client_port for request in scripted_server.requests}) == 3
+
+
+async def test_the_whole_pool_stays_alive_between_bursts(scripted_server: ScriptedServer) -> None:
+    # A trial at concurrency 24 keeps its 24 connections; httpx's default pool keeps 20 and reconnects the rest.
+    scripted_server.always("/v1/chat/completions", openai_chat(VALID, delay=0.1))
+    async with AnswerabilityEvaluator(config(scripted_server), connections=24) as evaluator:
+        for _ in range(2):
+            await asyncio.gather(*(evaluator.assess(QUESTION, BUNDLE) for _ in range(24)))
+    assert len({request.client_port for request in scripted_server.requests}) == 24
+
+
+async def test_a_connection_closed_while_idle_is_replaced(scripted_server: ScriptedServer) -> None:
+    body = json.loads(openai_chat(VALID).body)
+    scripted_server.script("/v1/chat/completions", Reply(body=json.dumps(body).encode(),
+                                                         headers=(("Connection", "close"),)))
+    scripted_server.always("/v1/chat/completions", openai_chat(VALID))
+    async with AnswerabilityEvaluator(config(scripted_server)) as evaluator:
+        first = await evaluator.assess(QUESTION, BUNDLE)
+        second = await evaluator.assess(QUESTION, BUNDLE)
+    assert first.evaluation_id == second.evaluation_id
+    assert len({request.client_port for request in scripted_server.requests}) == 2
+
+
+async def test_chunked_and_gzip_replies_are_read(scripted_server: ScriptedServer) -> None:
+    body = openai_chat(VALID).body
+    scripted_server.script("/v1/chat/completions", Reply(stream=lambda: [body[:10], body[10:]]))
+    scripted_server.script("/v1/chat/completions", Reply(body=gzip.compress(body),
+                                                         headers=(("Content-Encoding", "gzip"),)))
+    async with AnswerabilityEvaluator(config(scripted_server)) as evaluator:
+        chunked = await evaluator.assess(QUESTION, BUNDLE)
+        gzipped = await evaluator.assess(QUESTION, BUNDLE)
+    assert chunked.verdict.value == gzipped.verdict.value == "answerable"
+
+
+async def test_a_gzip_body_is_capped_by_its_decoded_size(scripted_server: ScriptedServer) -> None:
+    # 1.5 MB decoded, a few KB on the wire: the cap counts what the body inflates to.
+    body = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": VALID},
+                                    "finish_reason": "stop"}], "padding": " " * (3 * MB // 2)}).encode()
+    scripted_server.script("/v1/chat/completions", Reply(body=gzip.compress(body),
+                                                         headers=(("Content-Encoding", "gzip"),)))
+    assert len(gzip.compress(body)) < MB // 8
+    error = await assess(config(scripted_server, max_reply_bytes=MB))
+    assert error.kind == "reply_too_large"

@@ -16,8 +16,6 @@ import functools
 import ipaddress
 import json
 import ssl
-import urllib.request
-import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +26,6 @@ import httpx
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
 from answerlens.providers.kinds import KINDS
-from answerlens.providers.transport import DirectResponse, PlainHttpTransport
 
 EXCERPT_CHARS = 500
 ERROR_BODY_BYTES = 64 * 1024
@@ -235,12 +232,9 @@ async def send(client: httpx.AsyncClient, failures: Failures, method: str, url: 
                deadline: float | None = None) -> HttpReply:
     """One request, its body streamed and capped; transport problems and unsendable requests raise
     ``AnswerabilityError``; any status returns (callers check it). ``deadline`` bounds the whole exchange."""
-    direct = _DIRECT.get(client)
     try:
         async with asyncio.timeout(deadline):
-            opened = direct.stream(method, url, headers=headers, payload=payload, timeout=client.timeout) \
-                if direct is not None else client.stream(method, url, json=payload, headers=headers)
-            async with opened as response:
+            async with client.stream(method, url, json=payload, headers=headers) as response:
                 ok = 200 <= response.status_code < 300
                 body = await _read_capped(response, max_bytes if ok else ERROR_BODY_BYTES, failures, strict=ok)
                 return HttpReply(response.status_code, response.headers,
@@ -283,7 +277,7 @@ async def read_whole(response: httpx.Response, failures: Failures, max_bytes: in
                                                                            errors="replace"))
 
 
-async def _read_capped(response: httpx.Response | DirectResponse, limit: int, failures: Failures, *,
+async def _read_capped(response: httpx.Response, limit: int, failures: Failures, *,
                        strict: bool) -> bytes:
     """The decoded body up to ``limit`` bytes: past it a reply is refused (``strict``), an error body cut."""
     chunks, total = [], 0
@@ -337,45 +331,28 @@ def client_timeout(config: AnswerabilityConfig) -> httpx.Timeout:
     return httpx.Timeout(config.timeout + 1.0, connect=min(config.timeout / 2, 10.0))
 
 
+POOL_CONNECTIONS = 10
+"""Connections kept open when no concurrency is given (preflight, one assessment at a time)."""
+KEEPALIVE_S = 30.0
+"""How long an idle connection stays open for the next request (httpx's default is 5 s)."""
+
+
 def make_client(config: AnswerabilityConfig, timeout: float | httpx.Timeout,
                 transport: httpx.AsyncBaseTransport | None = None, *,
                 connections: int | None = None) -> httpx.AsyncClient:
-    """The httpx client for one configured server.
-
-    A loopback server is reached directly: an ``HTTP_PROXY`` from the environment must not carry requests for a
-    local Ollama to a proxy that cannot see it. The TLS context is built once per process, because building it
-    costs tens of milliseconds and preflight makes a client per call.
+    """The httpx client for one configured server, on httpx's own transport (``transport`` replaces it in tests
+    and benchmarks).
 
     ``connections`` is how many requests may be in flight at once (a trial's concurrency): the pool keeps that
-    many connections open, where httpx's default keeps 20 alive and closes the rest after every request. A
-    plain-``http`` server is spoken to through ``PlainHttpTransport`` (a fraction of httpcore's CPU per request).
+    many connections open and alive between requests, where httpx's default keeps 20 alive and closes the rest
+    after every request. A loopback server is reached directly: an ``HTTP_PROXY`` from the environment must not
+    carry requests for a local Ollama to a proxy that cannot see it. The TLS context is built once per process,
+    because building it costs tens of milliseconds and preflight makes a client per call.
     """
-    base_url = config.effective_base_url
-    direct = None
-    if transport is None and base_url is not None and base_url.startswith("http://"):
-        transport = direct = PlainHttpTransport(connections)
-    if transport is not None:  # no TLS to set up: building the context costs tens of milliseconds
-        trust_env = not _is_loopback(base_url)
-        client = httpx.AsyncClient(timeout=timeout, transport=transport, follow_redirects=False, trust_env=trust_env)
-        if direct is not None and not (trust_env and _environment_proxy(base_url or "")):
-            _DIRECT[client] = direct  # send() skips httpx's Request/Response; a proxy keeps httpx's path
-        return client
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections) \
-        if connections is not None else httpx.Limits(max_connections=100, max_keepalive_connections=20)
-    return httpx.AsyncClient(timeout=timeout, verify=_ssl_context(), follow_redirects=False,
-                             trust_env=not _is_loopback(base_url), limits=limits)
-
-
-_DIRECT: weakref.WeakKeyDictionary[httpx.AsyncClient, PlainHttpTransport] = weakref.WeakKeyDictionary()
-"""Clients whose requests ``send`` makes straight over their ``PlainHttpTransport``."""
-
-
-def _environment_proxy(url: str) -> bool:
-    """Whether an ``HTTP_PROXY``/``ALL_PROXY`` from the environment applies to ``url`` (httpx would use it)."""
-    proxies = urllib.request.getproxies_environment()
-    host = httpx.URL(url).host
-    bypass = urllib.request.proxy_bypass_environment(host)  # type: ignore[attr-defined]  # not in the stubs
-    return bool(proxies.get("http") or proxies.get("all")) and not bypass
+    size = connections or POOL_CONNECTIONS
+    limits = httpx.Limits(max_connections=size, max_keepalive_connections=size, keepalive_expiry=KEEPALIVE_S)
+    return httpx.AsyncClient(timeout=timeout, transport=transport, limits=limits, verify=_ssl_context(),
+                             follow_redirects=False, trust_env=not _is_loopback(config.effective_base_url))
 
 
 @functools.cache
