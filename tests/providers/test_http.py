@@ -1,29 +1,48 @@
-"""The HTTP seam against hostile servers on 127.0.0.1: redirects, huge and inflating bodies, slow drips, and
-keys that must never leave the process in any escaped form. A failure is always an error, never a verdict."""
+"""The HTTP seam on 127.0.0.1: one httpx client with its pool kept alive, hostile servers (redirects, huge and
+inflating bodies, slow drips), every failure mapped to a named, actionable error, and keys that must never leave
+the process in any escaped form. A failure is always an error, never a verdict."""
 
 from __future__ import annotations
 
 import asyncio
 import gzip
 import json
-from collections.abc import Iterator
+import logging
+import time
 from typing import Any
 
 import pytest
 from pydantic import SecretStr
 
-from answerlens import AnswerabilityConfig, AnswerabilityError, AnswerabilityEvaluator, load_bundle
-from answerlens.providers.ask import REASK_ECHO_CHARS
+from answerlens import (
+    AnswerabilityConfig,
+    AnswerabilityError,
+    AnswerabilityEvaluator,
+    assess_answerability,
+    load_bundle,
+)
 from answerlens.providers.http import secret_forms
-from answerlens.providers.preflight import preflight
+from answerlens.providers.preflight import list_models
 from tests.paths import PRME
-from tests.scripted_server import Reply, ScriptedServer, json_reply, ollama_chat, openai_chat, openai_error
+from tests.providers import helpers as shared
+from tests.providers.helpers import MB, zeros
+from tests.scripted_server import (
+    FullBacklog,
+    Reply,
+    ScriptedServer,
+    closed_port,
+    json_reply,
+    ollama_chat,
+    ollama_error,
+    openai_chat,
+    openai_error,
+    text_reply,
+)
 
 BUNDLE = load_bundle(PRME / "bundles" / "bundle_reader_citations.json")
 QUESTION = "What cache does the dashboard API use?"
 VALID = json.dumps({"requirements": [{"requirement": "Cache", "status": "supported", "evidence_refs": ["m1"],
                                       "explanation": "m1 names Redis."}], "reasoning": "Stated."})
-MB = 1024 * 1024
 
 
 def config(server: ScriptedServer, provider: str = "openai", **overrides: Any) -> AnswerabilityConfig:
@@ -50,14 +69,6 @@ async def test_a_redirect_with_a_reply_body_is_an_error_not_a_verdict(scripted_s
     assert len(scripted_server.requests) == 1  # not followed
 
 
-def zeros(total: int, chunk: int = 64 * 1024) -> Iterator[bytes]:
-    sent = 0
-    while sent < total:
-        piece = min(chunk, total - sent)
-        sent += piece
-        yield b" " * piece
-
-
 async def test_a_huge_body_stops_at_the_cap(scripted_server: ScriptedServer) -> None:
     total = 64 * MB
     scripted_server.script("/v1/chat/completions", Reply(stream=lambda: zeros(total)))
@@ -78,62 +89,6 @@ async def test_a_slow_drip_meets_the_whole_call_deadline(scripted_server: Script
     scripted_server.script("/v1/chat/completions", Reply(stream=lambda: zeros(10 * MB, chunk=1), drip=0.05))
     error = await assess(config(scripted_server, timeout=1.0))
     assert error.kind == "timeout"
-
-
-@pytest.mark.parametrize(
-    "field, value",
-    [
-        pytest.param("requirement", "   ", id="blank_requirement"),
-        pytest.param("explanation", "\n\t", id="blank_explanation"),
-        pytest.param("reasoning", " ", id="blank_reasoning"),
-        pytest.param("status", " supported ", id="padded_status"),
-    ],
-)
-async def test_whitespace_only_texts_are_reasked_then_refused(scripted_server: ScriptedServer, field: str,
-                                                              value: str) -> None:
-    reply = json.loads(VALID)
-    if field == "reasoning":
-        reply["reasoning"] = value
-    else:
-        reply["requirements"][0][field] = value
-    scripted_server.always("/api/chat", ollama_chat(json.dumps(reply)))
-    error = await assess(config(scripted_server, provider="ollama", max_retries=1))
-    assert error.kind == "schema"
-    assert len(scripted_server.requests) == 2  # asked, re-asked once, then an error
-
-
-async def test_a_reask_echoes_only_an_excerpt_of_a_huge_invalid_reply(scripted_server: ScriptedServer) -> None:
-    huge = json.dumps({"requirements": [], "reasoning": "x" * (2 * MB)})
-    scripted_server.script("/api/chat", ollama_chat(huge))
-    scripted_server.script("/api/chat", ollama_chat(VALID))
-    async with AnswerabilityEvaluator(config(scripted_server, provider="ollama", max_retries=1)) as evaluator:
-        assessment = await evaluator.assess(QUESTION, BUNDLE)
-    assert assessment.verdict.value == "answerable"
-    first, second = scripted_server.requests
-    echoed = second.json["messages"][2]
-    assert echoed["role"] == "assistant"
-    assert len(echoed["content"]) < REASK_ECHO_CHARS + 100 and "more characters not repeated" in echoed["content"]
-    assert len(second.body) < len(first.body) + 10_000
-
-
-async def test_preflight_listing_is_capped_too(scripted_server: ScriptedServer) -> None:
-    scripted_server.always("/api/tags", Reply(stream=lambda: zeros(64 * MB)))
-    result = await preflight(config(scripted_server, provider="ollama"), timeout=5)
-    assert result.problem is not None and "larger than" in result.problem
-    assert scripted_server.sent < 64 * MB
-
-
-async def test_preflight_redirect_is_a_problem(scripted_server: ScriptedServer) -> None:
-    scripted_server.always("/api/tags", Reply(status=302, body=b'{"models": []}',
-                                              headers=(("Location", "https://example.invalid/"),)))
-    result = await preflight(config(scripted_server, provider="ollama"), timeout=5)
-    assert result.problem is not None and "HTTP 302" in result.problem
-
-
-async def test_preflight_slow_drip_ends(scripted_server: ScriptedServer) -> None:
-    scripted_server.always("/api/tags", Reply(stream=lambda: zeros(MB, chunk=1), drip=0.05))
-    result = await preflight(config(scripted_server, provider="ollama"), timeout=0.5)
-    assert result.reachable is False and result.problem is not None
 
 
 KEY = 'sk-a"b\\c/d+e%f&g h'.replace(" ", "_")
@@ -235,3 +190,199 @@ async def test_a_gzip_body_is_capped_by_its_decoded_size(scripted_server: Script
     assert len(gzip.compress(body)) < MB // 8
     error = await assess(config(scripted_server, max_reply_bytes=MB))
     assert error.kind == "reply_too_large"
+
+
+# --- Every failure named and actionable, and the API key ------------------------------------------------
+
+
+FAILURES = [
+    pytest.param("ollama", [ollama_error(f'model "{shared.MODEL}" not found, try pulling it first', 404)], {},
+                 "model_not_found", f"`ollama pull {shared.MODEL}`", 1, id="ollama_404_model_not_found"),
+    pytest.param("ollama", [text_reply("404 page not found", 404)], {}, "not_found", "/v1", 1,
+                 id="ollama_404_wrong_path"),
+    pytest.param("openai", [openai_error(f"The model `{shared.MODEL}` does not exist", 404)], {}, "not_found",
+                 "model name", 1, id="openai_404"),
+    pytest.param("ollama", [ollama_error(f'"{shared.MODEL}" does not support thinking', 400)], {"think": True},
+                 "thinking_unsupported", "think=false", 1, id="thinking_unsupported_when_configured"),
+    pytest.param("ollama", [ollama_error(f'"{shared.MODEL}" does not support thinking', 400)] * 2, {},
+                 "thinking_unsupported", "does not support thinking", 2,
+                 id="thinking_unsupported_even_without_think"),
+    pytest.param("ollama", [ollama_error("unauthorized", 401)], {}, "unauthorized", "API key", 1,
+                 id="ollama_401"),
+    pytest.param("openai", [openai_error("Incorrect API key provided", 401)], {}, "unauthorized", "API key", 1,
+                 id="openai_401"),
+    pytest.param("openai", [openai_error("forbidden", 403)], {}, "unauthorized", "API key", 1, id="openai_403"),
+    pytest.param("openai", [openai_error("Rate limit reached", 429)], {}, "rate_limited", "wait", 1,
+                 id="openai_429"),
+    pytest.param("openai", [Reply(429, b'{"error": {"message": "slow down"}}', headers=(("Retry-After", "7"),))],
+                 {}, "rate_limited", "wait 7 s and retry", 1, id="openai_429_retry_after"),
+    pytest.param("ollama", [ollama_error("server busy, please try again", 429)], {}, "rate_limited", "wait", 1,
+                 id="ollama_429"),
+    pytest.param("ollama", [ollama_error("llama runner process has terminated", 500)], {}, "server_error",
+                 "llama runner process has terminated", 1, id="ollama_500"),
+    pytest.param("openai", [text_reply("Service Unavailable", 503)], {}, "server_error", "HTTP 503", 1,
+                 id="openai_503"),
+    pytest.param("ollama", [text_reply(shared.HTML)], {}, "bad_body", "not JSON", 1, id="ollama_html_body"),
+    pytest.param("openai", [text_reply(shared.HTML)], {}, "bad_body", "not JSON", 1, id="openai_html_body"),
+    pytest.param("openai", [json_reply(["not", "an", "object"])], {}, "bad_body", "not an object", 1,
+                 id="openai_json_array_body"),
+    pytest.param("ollama", [json_reply({"done": True})], {}, "bad_body", "message.content", 1,
+                 id="ollama_no_message"),
+    pytest.param("openai", [json_reply({"choices": []})], {}, "bad_body", "choices[0]", 1,
+                 id="openai_no_choices"),
+    pytest.param("ollama", [ollama_chat("")], {}, "empty_content", "empty content", 1, id="ollama_empty"),
+    pytest.param("openai", [openai_chat(None)], {}, "empty_content", "empty content", 1,
+                 id="openai_null_content"),
+    pytest.param("ollama", [ollama_chat("   \n")] * 2, {"max_retries": 1}, "empty_content", "2 attempt(s)", 2,
+                 id="ollama_empty_re_asked"),
+    pytest.param("ollama", [ollama_chat('{"requirements": [{"requirement": "Cac', done_reason="length")], {},
+                 "truncated", "num_ctx", 1, id="ollama_done_reason_length"),
+    pytest.param("openai", [openai_chat('{"requirements": [', finish_reason="length")], {"max_retries": 3},
+                 "truncated", "max_tokens", 1, id="openai_finish_reason_length"),
+    pytest.param("ollama", [Reply(close=True)], {}, "transport", "RemoteProtocolError", 1,
+                 id="connection_dropped"),
+]
+
+
+@pytest.mark.parametrize(("provider", "replies", "overrides", "kind", "mentions", "requests"), FAILURES)
+async def test_failure_is_an_actionable_error(
+    scripted_server: ScriptedServer, provider: str, replies: list[Reply], overrides: dict[str, Any], kind: str,
+    mentions: str, requests: int,
+) -> None:
+    scripted_server.script(shared.CHAT[provider], *replies)
+
+    with pytest.raises(AnswerabilityError) as info:
+        await shared.assess(shared.config(scripted_server, provider, **overrides))
+
+    # Every kind starts with PRME's own sentence naming the provider, then our detail and remedy.
+    shared.assert_failure(info.value, kind, scripted_server.base_url, provider=provider)
+    assert mentions in str(info.value)
+    assert len(scripted_server.requests_to(shared.CHAT[provider])) == requests
+
+
+@pytest.mark.parametrize(
+    ("provider", "prose", "remedy"),
+    [
+        pytest.param("ollama", "Ollama at http://127.0.0.1:{port}/v1 (model 'qwen3.5:9b') is not reachable",
+                     "start it with `ollama serve`", id="ollama"),
+        pytest.param("openai", "the OpenAI-compatible server at http://127.0.0.1:{port}/v1 (model 'qwen3.5:9b') "
+                     "is not reachable", "start the server", id="openai"),
+    ],
+)
+async def test_connection_refused(provider: str, prose: str, remedy: str) -> None:
+    port = closed_port()
+    base_url = f"http://127.0.0.1:{port}/v1"
+
+    with pytest.raises(AnswerabilityError) as info:
+        await shared.assess(shared.config(None, provider, base_url=base_url))
+
+    shared.assert_failure(info.value, "connection_refused", base_url)
+    assert str(info.value).startswith(shared.UPSTREAM_SENTENCE.format(provider=provider) + prose.format(port=port))
+    assert remedy in info.value.remedy
+    assert "recorded response" not in info.value.remedy  # a trial cannot use one; Inspect offers it by a button
+    assert info.value.__cause__ is not None  # the httpx error stays chained for debugging
+
+
+async def test_connect_timeout_on_a_full_backlog() -> None:
+    with FullBacklog() as backlog:
+        base_url = f"http://127.0.0.1:{backlog.port}/v1"
+        started = time.perf_counter()
+        with pytest.raises(AnswerabilityError) as info:
+            await shared.assess(shared.config(None, base_url=base_url, timeout=0.6))
+        elapsed = time.perf_counter() - started
+
+    shared.assert_failure(info.value, "connect_timeout", base_url)
+    assert elapsed < 0.6  # connecting may use at most half of the budget
+
+
+@pytest.mark.parametrize("provider", ["ollama", "openai"])
+async def test_api_key_only_in_the_authorization_header(scripted_server: ScriptedServer, provider: str,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    scripted_server.script(shared.CHAT[provider], shared.chat_reply(provider, shared.VALID))
+    cfg = shared.config(scripted_server, provider)
+
+    assessment = await shared.assess(cfg)
+
+    (request,) = scripted_server.requests
+    assert request.header("Authorization") == f"Bearer {shared.SECRET}"
+    assert shared.SECRET.encode() not in request.body
+    others = {key: value for key, value in request.headers.items() if key.lower() != "authorization"}
+    assert shared.SECRET not in json.dumps(others)
+    assert shared.SECRET not in assessment.model_dump_json()
+    assert shared.SECRET not in repr(cfg) and shared.SECRET not in str(cfg.public_dump())
+    assert shared.SECRET not in caplog.text
+    assert caplog.records  # the log was captured, so its silence about the key means something
+
+
+@pytest.mark.parametrize("variable", ["HTTP_PROXY", "http_proxy", "ALL_PROXY"])
+async def test_environment_proxy_is_not_used_for_a_loopback_server(
+    scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch, variable: str,
+) -> None:
+    # The proxy points nowhere; reaching the scripted server proves the request went direct.
+    monkeypatch.setenv(variable, f"http://127.0.0.1:{closed_port()}")
+    scripted_server.script("/api/chat", ollama_chat(shared.VALID))
+    scripted_server.always("/api/tags", json_reply({"models": [{"name": shared.MODEL}]}))
+    assert (await shared.assess(shared.config(scripted_server))).verdict.value == "answerable"
+    assert await list_models(shared.config(scripted_server)) == [shared.MODEL]
+
+
+async def test_no_authorization_header_without_a_key(scripted_server: ScriptedServer) -> None:
+    scripted_server.script("/api/chat", ollama_chat(shared.VALID))
+    await shared.assess(shared.config(scripted_server, api_key=None))
+    assert scripted_server.requests[0].header("Authorization") is None
+
+
+ECHOES = [
+    pytest.param("openai", openai_error(f"Incorrect API key provided: {shared.SECRET}.", 401), "unauthorized",
+                 id="openai_401_echo"),
+    pytest.param("ollama", ollama_error(f"bad token {shared.SECRET}", 403), "unauthorized", id="ollama_403_echo"),
+    # The key straddles the 200-character cut of the message: no prefix of it may survive either.
+    pytest.param("ollama", ollama_error("e" * 195 + shared.SECRET, 500), "server_error", id="echo_across_the_cut"),
+    pytest.param("openai", text_reply(f"<html>proxy saw Authorization: Bearer {shared.SECRET}</html>"), "bad_body",
+                 id="html_echo"),
+    pytest.param("ollama", ollama_chat(f"I know your key: {shared.SECRET}"), "not_json", id="model_text_echo"),
+]
+
+
+@pytest.mark.parametrize(("provider", "reply", "kind"), ECHOES)
+async def test_api_key_echoed_by_the_server_is_redacted(
+    scripted_server: ScriptedServer, provider: str, reply: Reply, kind: str, caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    scripted_server.script(shared.CHAT[provider], reply)
+
+    with pytest.raises(AnswerabilityError) as info:
+        await shared.assess(shared.config(scripted_server, provider))
+
+    exc = info.value
+    shared.assert_failure(exc, kind, scripted_server.base_url)
+    assert "***" in (exc.raw_excerpt or "")
+    for prefix_length in range(4, len(shared.SECRET) + 1):
+        assert shared.SECRET[:prefix_length] not in str(exc)
+    assert shared.SECRET not in caplog.text
+
+
+async def test_api_key_echoed_into_a_valid_reply_never_reaches_the_assessment(
+    scripted_server: ScriptedServer,
+) -> None:
+    echoed = shared.VALID.replace("The cache is stated explicitly.", f"Key {shared.SECRET} seen.")
+    scripted_server.script("/api/chat", ollama_chat(echoed))
+    assessment = await shared.assess(shared.config(scripted_server))
+    assert shared.SECRET not in assessment.model_dump_json()
+    assert assessment.reasoning == "Key *** seen."
+
+
+async def test_placeholder_key_does_not_mangle_our_own_wording() -> None:
+    # DESIGN §2 uses api_key="ollama"; the remedy must still say `ollama serve`.
+    base_url = f"http://127.0.0.1:{closed_port()}/v1"
+    with pytest.raises(AnswerabilityError) as info:
+        await shared.assess(shared.config(None, base_url=base_url, api_key=SecretStr("ollama")))
+    assert "start it with `ollama serve`" in str(info.value)
+
+
+async def test_one_shot_helper_maps_failures_too(scripted_server: ScriptedServer) -> None:
+    scripted_server.script("/api/chat", ollama_error("boom", 500))
+    with pytest.raises(AnswerabilityError) as info:
+        await assess_answerability(shared.QUESTION, shared.BUNDLE, config=shared.config(scripted_server))
+    shared.assert_failure(info.value, "server_error", scripted_server.base_url)
