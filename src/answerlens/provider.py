@@ -6,17 +6,8 @@ New code imports from ``answerlens.providers.*`` (``http`` for the seam and fail
 
 from answerlens.providers.ask import RawReply, make_engine, request_raw_assessment
 from answerlens.providers.engine import ChatReply, Engine
-from answerlens.providers.http import (
-    EXCERPT_CHARS,
-    Failures,
-    as_int,
-    auth_headers,
-    client_timeout,
-    failures_for,
-    json_body,
-    make_client,
-    ollama_root,
-)
+from answerlens.providers.failures import EXCERPT_CHARS, Failures, failures_for
+from answerlens.providers.http import as_int, auth_headers, client_timeout, json_body, make_client, ollama_root
 from answerlens.providers.llamacpp import LlamaCppEngine
 from answerlens.providers.ollama import OllamaEngine
 from answerlens.providers.openai import OpenAIEngine

@@ -9,6 +9,7 @@ do, and never carries the API key.
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -95,3 +96,10 @@ def zeros(total: int, chunk: int = 64 * 1024) -> Iterator[bytes]:
         piece = min(chunk, total - sent)
         sent += piece
         yield b" " * piece
+
+
+def gzip_bomb(megabytes: int) -> bytes:
+    """``megabytes`` MiB of spaces gzipped (about 1/1000 of that), compressed without holding the whole."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    block = b" " * 2**20
+    return b"".join(compressor.compress(block) for _ in range(megabytes)) + compressor.flush()

@@ -7,7 +7,7 @@ import pytest
 
 from answerlens import AnswerabilityConfig
 from answerlens.providers.ask import make_engine
-from answerlens.providers.http import failures_for
+from answerlens.providers.failures import failures_for
 from answerlens.providers.kinds import KINDS
 from answerlens.recording import Recording
 from tests.providers.helpers import VALID

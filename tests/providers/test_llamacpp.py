@@ -5,8 +5,10 @@ cancel that hangs up on the server."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import threading
+import tracemalloc
 from collections.abc import Iterator
 from typing import Any
 
@@ -125,6 +127,26 @@ async def test_a_stream_past_the_reply_limit_stops_reading(scripted_server: Scri
     with pytest.raises(AnswerabilityError) as info:
         await assess(config(scripted_server, max_reply_bytes=64 * 1024))
     assert info.value.kind == "reply_too_large"
+
+
+async def test_a_gzipped_stream_is_read_and_a_gzip_bomb_in_one_stops_in_bounded_memory(
+    scripted_server: ScriptedServer,
+) -> None:
+    events = b"".join(sse_bytes([*llamacpp_events(pieces(VALID)), "[DONE]"]))
+    scripted_server.script(CHAT, Reply(content_type="text/event-stream", body=gzip.compress(events),
+                                       headers=(("Content-Encoding", "gzip"),)))
+    assert (await assess(config(scripted_server))).verdict.value == "answerable"
+    scripted_server.script(CHAT, Reply(content_type="text/event-stream", body=shared.gzip_bomb(100),
+                                       headers=(("Content-Encoding", "gzip"),)))
+    tracemalloc.start()
+    try:
+        with pytest.raises(AnswerabilityError) as info:
+            await assess(config(scripted_server, max_reply_bytes=shared.MB))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert info.value.kind == "reply_too_large"
+    assert peak < 8 * shared.MB
 
 
 async def test_length_at_max_tokens_is_truncation(scripted_server: ScriptedServer) -> None:
