@@ -81,15 +81,17 @@ def trial_command(launcher: Sequence[str], dataset: Path, url: str, repeats: int
             "--out", str(out), "--provider", "openai", "--model", "bench", "--base-url", url, "--max-retries", "0"]
 
 
-def run_once(command: list[str]) -> dict[str, Any]:
-    """Wall seconds from start to exit, and the child's CPU seconds (user + system, all threads)."""
+def run_once(command: list[str], result: Path | None = None) -> dict[str, Any]:
+    """Wall seconds from start to exit, and the child's CPU seconds (user + system, all threads). ``result``: the
+    file a finished trial leaves (a run that exits early, e.g. unable to reach the server, is an error here)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode not in (0, 1):  # 1: the bench dataset fails the default gates, as it should
-        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr[-500:]}")
+    if done.returncode not in (0, 1) or (result is not None and not result.exists()):
+        # 1: the bench dataset fails the default gates, as it should
+        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"seconds": seconds, "cpu_seconds": cpu}
 
@@ -103,12 +105,13 @@ def level(launcher: Sequence[str], dataset: Path, server: Server, *, samples: in
     measured: list[dict[str, Any]] = []
     floor: list[dict[str, Any]] = []
     for run in range(runs):
-        arms = [("trial", trial_command(launcher, dataset, server.url, repeats, concurrency, tmp / f"{name}-{run}"))]
+        out = tmp / f"{name}-{run}"
+        arms = [("trial", trial_command(launcher, dataset, server.url, repeats, concurrency, out), out / "result.json")]
         if payload is not None:
-            arms.append(("floor", floor_command(payload, server.url, samples, concurrency)))
-        for arm, command in arms if run % 2 == 0 else arms[::-1]:  # alternate who goes first
+            arms.append(("floor", floor_command(payload, server.url, samples, concurrency), None))
+        for arm, command, expected in arms if run % 2 == 0 else arms[::-1]:  # alternate who goes first
             load, served = os.getloadavg()[0], server.cpu_seconds()
-            result = run_once(command)
+            result = run_once(command, expected)
             row = {**result, "load_1min_before": round(load, 2), "server_cpu_s": server.cpu_seconds() - served}
             (measured if arm == "trial" else floor).append(row)
     seconds = statistics.median(item["seconds"] for item in measured)
