@@ -11,6 +11,7 @@ import logging
 import tracemalloc
 from typing import Any
 
+import httpx
 import pytest
 
 from answerlens import (
@@ -157,6 +158,16 @@ async def test_chunked_and_gzip_replies_are_read(scripted_server: ScriptedServer
         chunked = await evaluator.assess(QUESTION, BUNDLE)
         gzipped = await evaluator.assess(QUESTION, BUNDLE)
     assert chunked.verdict.value == gzipped.verdict.value == "answerable"
+
+
+async def test_only_the_encodings_we_decode_are_asked_for(scripted_server: ScriptedServer,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # httpx asks for br and zstd too when brotli or zstandard happen to be installed; our decoder reads neither.
+    monkeypatch.setattr(httpx._client, "ACCEPT_ENCODING", "gzip, deflate, br, zstd")
+    scripted_server.script("/v1/chat/completions", openai_chat(VALID))
+    async with AnswerabilityEvaluator(config(scripted_server)) as evaluator:
+        await evaluator.assess(QUESTION, BUNDLE)
+    assert scripted_server.requests[0].header("Accept-Encoding") == "gzip, deflate"
 
 
 async def test_a_gzip_body_is_capped_by_its_decoded_size(scripted_server: ScriptedServer) -> None:

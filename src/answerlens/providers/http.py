@@ -119,6 +119,8 @@ async def decoded_lines(response: httpx.Response, failures: Failures, limit: int
 DECODE_STEP = 64 * 1024
 """Most bytes one decompression step yields: a small compressed chunk never inflates all at once."""
 _WBITS = {"gzip": zlib.MAX_WBITS | 16, "x-gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
+ACCEPT_ENCODING = "gzip, deflate"
+"""The encodings asked for: the ones ``decoded`` reads (httpx adds br and zstd when their packages are installed)."""
 
 
 async def decoded(response: httpx.Response, failures: Failures) -> AsyncIterator[bytes]:
@@ -207,7 +209,8 @@ def make_client(config: AnswerabilityConfig, timeout: float | httpx.Timeout,
     size = connections or POOL_CONNECTIONS
     limits = httpx.Limits(max_connections=size, max_keepalive_connections=size, keepalive_expiry=KEEPALIVE_S)
     return httpx.AsyncClient(timeout=timeout, transport=transport, limits=limits, verify=_ssl_context(),
-                             follow_redirects=False, trust_env=not _is_loopback(config.effective_base_url))
+                             headers={"Accept-Encoding": ACCEPT_ENCODING}, follow_redirects=False,
+                             trust_env=not _is_loopback(config.effective_base_url))
 
 
 @functools.cache
