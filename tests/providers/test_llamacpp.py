@@ -129,6 +129,13 @@ async def test_a_stream_past_the_reply_limit_stops_reading(scripted_server: Scri
     assert info.value.kind == "reply_too_large"
 
 
+async def test_events_split_anywhere_across_chunks_are_assembled(scripted_server: ScriptedServer) -> None:
+    events = b"".join(sse_bytes([*llamacpp_events(pieces(VALID)), "[DONE]"])).replace(b"\n", b"\r\n")
+    scripted_server.script(CHAT, Reply(content_type="text/event-stream",
+                                       stream=lambda: [events[index:index + 5] for index in range(0, len(events), 5)]))
+    assert (await assess(config(scripted_server))).raw_output == json.loads(VALID)
+
+
 async def test_a_gzipped_stream_is_read_and_a_gzip_bomb_in_one_stops_in_bounded_memory(
     scripted_server: ScriptedServer,
 ) -> None:

@@ -104,16 +104,21 @@ async def _read_capped(response: httpx.Response, limit: int, failures: Failures,
 
 async def decoded_lines(response: httpx.Response, failures: Failures, limit: int) -> AsyncIterator[str]:
     """The body's lines (server-sent events) as they arrive, decoded; past ``limit`` bytes a reply is refused."""
-    pending, total = b"", 0
+    pending: list[bytes] = []  # the line being read, in pieces (a long one is never copied over and over)
+    total = 0
     async for chunk in decoded(response, failures):
         total += len(chunk)
         if total > limit:
             raise failures.too_large(limit)
-        *lines, pending = (pending + chunk).split(b"\n")
+        *lines, rest = chunk.split(b"\n")
+        if lines:
+            lines[0], pending = b"".join([*pending, lines[0]]), []
         for line in lines:
             yield line.removesuffix(b"\r").decode("utf-8", errors="replace")
+        if rest:
+            pending.append(rest)
     if pending:
-        yield pending.decode("utf-8", errors="replace")
+        yield b"".join(pending).decode("utf-8", errors="replace")
 
 
 DECODE_STEP = 64 * 1024
