@@ -188,8 +188,9 @@ def _trial_cli(results: dict[str, Any]) -> list[str]:
                          f"{item['server_cpu_s']:.2f}" if "server_cpu_s" in item else "",
                          ", ".join(f"{load:.1f}" for load in item["loads"]),
                          verdict(item["ratio"] >= TARGETS["trial_cli_ratio_min"]) if floor else ""])
-        out += _table(["run", "trial s (median)", "bare httpx s", "ratio bare / trial: median of pairs (each pair)", "fraction of ideal",
-                       "CPU ms/sample trial / bare", "server CPU s", "load before each trial", "target"], rows)
+        out += _table(["run", "trial s (median)", "bare httpx s", "ratio bare / trial: median of pairs (each pair)",
+                       "fraction of ideal", "CPU ms/sample trial / bare", "server CPU s", "load before each trial",
+                       "target"], rows)
         out.append("")
     if "start" in results:
         out += [f"2c. Start times of a fresh process (median of several; target < {TARGETS['start_s_max']} s)", ""]
