@@ -8,6 +8,7 @@ import asyncio
 import gzip
 import json
 import logging
+import ssl
 import tracemalloc
 from typing import Any
 
@@ -20,6 +21,7 @@ from answerlens import (
     AnswerabilityEvaluator,
     load_bundle,
 )
+from answerlens.providers import http
 from answerlens.providers.preflight import list_models
 from tests.paths import PRME
 from tests.providers import helpers as shared
@@ -168,6 +170,21 @@ async def test_only_the_encodings_we_decode_are_asked_for(scripted_server: Scrip
     async with AnswerabilityEvaluator(config(scripted_server)) as evaluator:
         await evaluator.assess(QUESTION, BUNDLE)
     assert scripted_server.requests[0].header("Accept-Encoding") == "gzip, deflate"
+
+
+async def test_a_plain_http_loopback_client_loads_no_certificates(monkeypatch: pytest.MonkeyPatch) -> None:
+    def load_certificates(*args: object, **kwargs: object) -> ssl.SSLContext:
+        raise AssertionError("the CA bundle was loaded")
+
+    http._ssl_context.cache_clear()
+    monkeypatch.setattr(httpx, "create_ssl_context", load_certificates)
+    local = AnswerabilityConfig(provider="openai", model="m", base_url="http://127.0.0.1:1/v1")
+    async with http.make_client(local, 5.0):
+        pass
+    remote = AnswerabilityConfig(provider="openai", model="m", base_url="https://api.example.com/v1")
+    with pytest.raises(AssertionError, match="CA bundle"):
+        http.make_client(remote, 5.0)
+    http._ssl_context.cache_clear()
 
 
 async def test_a_gzip_body_is_capped_by_its_decoded_size(scripted_server: ScriptedServer) -> None:

@@ -206,16 +206,21 @@ def make_client(config: AnswerabilityConfig, timeout: float | httpx.Timeout,
     ``connections`` is how many requests may be in flight at once (a trial's concurrency): the pool keeps that
     many connections open and alive between requests, where httpx's default keeps 20 alive and closes the rest
     after every request. A loopback server is reached directly: an ``HTTP_PROXY`` from the environment must not
-    carry requests for a local Ollama to a proxy that cannot see it. The TLS context is built once per process,
-    because building it costs tens of milliseconds and preflight makes a client per call.
+    carry requests for a local Ollama to a proxy that cannot see it, nor over TLS when its URL says ``http``: its
+    client gets a context that trusts nothing (TLS would fail closed) rather than the CA bundle, whose loading
+    costs tens of milliseconds of a trial's start. Other clients share one verifying context per process.
     """
+    base_url = config.effective_base_url
+    loopback = _is_loopback(base_url)
+    plain = loopback and base_url is not None and base_url.startswith("http://")
     size = connections or POOL_CONNECTIONS
     # An idle connection stays open for httpx's 5 s: a longer expiry cost a third more CPU per request at
     # concurrency 32 (httpcore scans its pool on every request).
     limits = httpx.Limits(max_connections=size, max_keepalive_connections=size, keepalive_expiry=5.0)
-    return httpx.AsyncClient(timeout=timeout, transport=transport, limits=limits, verify=_ssl_context(),
+    verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT) if plain else _ssl_context()
+    return httpx.AsyncClient(timeout=timeout, transport=transport, limits=limits, verify=verify,
                              headers={"Accept-Encoding": ACCEPT_ENCODING}, follow_redirects=False,
-                             trust_env=not _is_loopback(config.effective_base_url))
+                             trust_env=not loopback)
 
 
 @functools.cache
