@@ -207,16 +207,17 @@ def bench_throughput(tmp: Path, runs: dict[int, int]) -> dict[str, Any]:
 
 def bench_trial_cli(tmp: Path, runs: int) -> dict[str, Any]:
     bundle = bundles.write_bundle(tmp / "cli_bundle.json", SMALL)
+    payload = trial_cli.write_payload(tmp / "cli_payload.json", bundle, throughput.question(0))
     levels = []
-    with server(TRIAL_DELAY) as url:
+    with trial_cli.delaying_server(TRIAL_DELAY) as served:
         for name, cases, repeats, concurrency in CLI_LEVELS:
             dataset = throughput.write_dataset(tmp / f"cli_cases_{cases}.json", bundle, cases)
-            levels.append(trial_cli.level(trial_cli.CLI, dataset, url, samples=cases * repeats, repeats=repeats,
+            levels.append(trial_cli.level(trial_cli.CLI, dataset, served, samples=cases * repeats, repeats=repeats,
                                           concurrency=concurrency, delay=TRIAL_DELAY, runs=runs, tmp=tmp,
-                                          name=name))
+                                          name=name, payload=payload))
         name, cases, repeats, concurrency = CLI_LEVELS[-1]
         dataset = tmp / f"cli_cases_{cases}.json"
-        no_fsync = trial_cli.level(trial_cli.NO_FSYNC, dataset, url, samples=cases * repeats, repeats=repeats,
+        no_fsync = trial_cli.level(trial_cli.NO_FSYNC, dataset, served, samples=cases * repeats, repeats=repeats,
                                    concurrency=concurrency, delay=TRIAL_DELAY, runs=runs, tmp=tmp,
                                    name=f"{name}, fsync off (comparison only)")
     return {"delay_s": TRIAL_DELAY, "levels": levels, "no_fsync": no_fsync}

@@ -114,6 +114,7 @@ def openai_chat(content: str | None, *, finish_reason: str = "stop", delay: floa
 
 
 class _QuietServer(ThreadingHTTPServer):
+    request_queue_size = 64  # a trial-sized burst of connections is accepted, not reset
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that gave up (a timeout under test) leaves a broken pipe behind; that is expected.
         pass

@@ -22,7 +22,8 @@ from answerlens.loading import load_bundle
 from answerlens.prompts import NO_EVIDENCE_RAW, RawAssessment, prompt_for, reply_bound
 from answerlens.providers.ask import RawReply, make_engine, request_raw_assessment
 from answerlens.providers.engine import Engine, ProgressCallback
-from answerlens.providers.http import client_timeout, failures_for, make_client
+from answerlens.providers.failures import failures_for
+from answerlens.providers.http import client_timeout, make_client
 from answerlens.providers.replay import ReplayEngine
 from answerlens.recording import Recording, RecordingBinding, RecordingRef, ReplyOrigin
 

@@ -20,7 +20,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from opentelemetry.trace import Status, StatusCode
 
 from answerlens.config import AnswerabilityConfig
-from answerlens.providers.http import failures_for
+from answerlens.providers.failures import failures_for
 from answerlens.tracing.settings import EXPORTER_MODULES, Capture, TracingStatus
 
 logger = logging.getLogger("answerlens.tracing")

@@ -8,6 +8,7 @@ import pytest
 
 from answerlens import AnswerabilityConfig, AnswerabilityError
 from answerlens.providers.preflight import Preflight, list_models, preflight
+from tests.providers.helpers import HTML, MB, MODEL, SECRET, assert_failure, config, zeros
 from tests.scripted_server import (
     FullBacklog,
     Reply,
@@ -19,7 +20,6 @@ from tests.scripted_server import (
     scripted_server_fixture,  # noqa: F401  (provides the `scripted_server` fixture)
     text_reply,
 )
-from tests.test_provider import HTML, MODEL, SECRET, assert_failure, config
 
 
 def script_ollama_facts(server: ScriptedServer, show: dict[str, Any] | None = None) -> None:
@@ -209,3 +209,26 @@ async def test_preflight_refused_listing_is_reachable_with_a_problem(scripted_se
 async def test_preflight_replay() -> None:
     result = await preflight(AnswerabilityConfig(provider="replay"), context_chars=42)
     assert result == Preflight(reachable=True, server="recorded response", context_tokens_estimate=10)
+
+
+# --- Hostile servers: a preflight is bounded as a model call is ----------------------------------------
+
+
+async def test_preflight_listing_is_capped_too(scripted_server: ScriptedServer) -> None:
+    scripted_server.always("/api/tags", Reply(stream=lambda: zeros(64 * MB)))
+    result = await preflight(config(scripted_server), timeout=5)
+    assert result.problem is not None and "larger than" in result.problem
+    assert scripted_server.sent < 64 * MB
+
+
+async def test_preflight_redirect_is_a_problem(scripted_server: ScriptedServer) -> None:
+    scripted_server.always("/api/tags", Reply(status=302, body=b'{"models": []}',
+                                              headers=(("Location", "https://example.invalid/"),)))
+    result = await preflight(config(scripted_server), timeout=5)
+    assert result.problem is not None and "HTTP 302" in result.problem
+
+
+async def test_preflight_slow_drip_ends(scripted_server: ScriptedServer) -> None:
+    scripted_server.always("/api/tags", Reply(stream=lambda: zeros(MB, chunk=1), drip=0.05))
+    result = await preflight(config(scripted_server), timeout=0.5)
+    assert result.reachable is False and result.problem is not None
