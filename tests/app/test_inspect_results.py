@@ -245,3 +245,22 @@ def test_reopening_a_run_restores_its_sample_or_says_its_bundle_is_not_on_the_pa
     at.selectbox(key="inspect.history").set_value(sampled).run()  # a sample is selected again, with its question
     assert stale(at) == ["false"] and verdicts(at) == ["conflicting"]
     assert at.selectbox(key="inspect.sample").value == "conflicting_deploy_freeze"
+
+
+@pytest.mark.parametrize("stem", [pytest.param("compact_citation_errors", id="discarded"),
+                                  pytest.param("second_opinion_plan_as_fact", id="flagged")])
+def test_why_is_the_same_text_as_the_report_and_the_command_line(stem: str) -> None:
+    """The app shows explanation.why with the page's second opinion: the report and the CLI print the same."""
+    import asyncio
+    import html as html_lib
+
+    from answerlens.explanation import why
+    from answerlens.second_opinion import second_opinion_for
+    from tests.second_opinion.builders import replayed
+
+    at = recorded_run(stem)
+    shown = re.findall(r"<p class=\"al-why\">(.*?)</p>", html(at), flags=re.S)[0]  # the reasoning follows
+    item, bundle, assessment = replayed(stem)
+    opinion = asyncio.run(second_opinion_for(assessment, bundle, item.question))
+    assert html_lib.unescape(shown) == why(assessment, opinion)
+    assert "requirement 0" not in html_lib.unescape(shown)

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.citations import CitationDecision, Decision
-from answerlens.explanation import HASH_FIELDS, reason_text, why
+from answerlens.explanation import HASH_FIELDS, error_parts, error_text, reason_text, why
 from answerlens.report import opinion as opinion_part
 from answerlens.report.embedded import AssessmentData
 from answerlens.report.page import header, heading, muted, section
@@ -111,17 +111,15 @@ def _asked(shown: Shown) -> str:
 def _verdict(shown: Shown) -> str:
     a = shown.assessment
     label, note = source_label(a)
-    reasons = [paragraph_html(why(a))]
     if shown.opinion is not None and shown.opinion.strict is not None:
         strict = (f"strict evidence policy; the model-derived verdict is {a.verdict.value} "
                   f"({a.recommended_action.value.replace('_', ' ')})")
         note = f"{note} · {strict}" if note else strict
-        reasons.append(paragraph_html(opinion_part.strict_why(shown.opinion.strict)))
     rows = requirement_rows(a.requirements)
     return section(
         "verdict", "Verdict",
         verdict_html(shown.verdict, shown.action, source=label, note=note),
-        heading("Why"), *reasons,
+        heading("Why"), paragraph_html(why(a, shown.opinion)),
         heading("Requirements"), requirements_html(rows),
         _focus(len(rows)),
     )
@@ -132,7 +130,7 @@ def _focus(count: int) -> str:
     if count < 2:
         return ""
     options = ['<label><input type="radio" name="rp-focus" id="rp-focus-all" checked> all</label>']
-    options += [f'<label><input type="radio" name="rp-focus" id="rp-focus-{index}"> {index}</label>'
+    options += [f'<label><input type="radio" name="rp-focus" id="rp-focus-{index}"> {index + 1}</label>'
                 for index in range(count)]
     return (f'<fieldset class="rp-focus"><legend>Highlight requirement (here and in the context)</legend>'
             f'{"".join(options)}</fieldset>')
@@ -185,7 +183,7 @@ def _legend(count: int, opinion: SecondOpinion | None) -> str:
                            text="discarded citation token")]
     if opinion is not None and opinion_part.flagged(opinion):
         items.append(swatch.format(style=opinion_part.FLAG_STYLE, text="citation flagged by the second opinion"))
-    dots = "".join(f'<span class="al-dot" style="background-color:{colour(index)}">{index}</span> '
+    dots = "".join(f'<span class="al-dot" style="background-color:{colour(index)}">{index + 1}</span> '
                    for index in range(count))
     return f'<div class="rp-legend">{"".join(items)}<span>requirements: {dots}</span></div>'
 
@@ -198,8 +196,9 @@ def _discarded(shown: Shown) -> str:
     parts = [table_html(["requirement", "token as written", "reason", "why", "citation error", "in the context"],
                         rows) if rows else muted("No citation was discarded.", small=False)]
     if a.citation_errors:
-        items = "".join(f"<li><code>{esc(error)}</code></li>" for error in a.citation_errors)
-        parts += [heading(f"Citation errors ({len(a.citation_errors)})"), f'<ul class="rp-small">{items}</ul>']
+        items = "".join(f"<li><code>{esc(error_text(error))}</code></li>" for error in a.citation_errors)
+        parts += [heading(f"Citation errors ({len(a.citation_errors)})"), f'<ul class="rp-small">{items}</ul>',
+                  muted("The embedded JSON keeps PRME's exact strings, which count requirements from 0.")]
     return section("discarded", "Discarded citations", *parts)
 
 
@@ -210,9 +209,9 @@ def _discarded_row(index: int, decision: CitationDecision, context: str) -> str:
         where = f"yes, line {context.count(chr(10), 0, decision.span.start) + 1}"
     attrs = f'data-citation="discarded" data-requirement="{index}" data-reason="{esc(reason)}"'
     written = json.dumps(decision.token, ensure_ascii=False)  # quoted, so a blank or padded token shows
-    return (cell(index, attrs) + f"<td><code>{esc(written)}</code></td>" + cell(reason)
-            + f'<td class="al-text">{esc(reason_text(decision))}</td>'
-            + cell(decision.error or "— (skipped silently, no error)") + cell(where))
+    error = error_parts(decision.error)[1] if decision.error else "— (skipped silently, no error)"
+    return (cell(index + 1, attrs) + f"<td><code>{esc(written)}</code></td>" + cell(reason)
+            + f'<td class="al-text">{esc(reason_text(decision))}</td>' + cell(error) + cell(where))
 
 
 def _audit(shown: Shown) -> str:

@@ -16,7 +16,7 @@ from answerlens.second_opinion.models import RequirementOpinion, SecondOpinion, 
 def report_lines(assessment: AnswerabilityAssessment, opinion: SecondOpinion) -> list[str]:
     """The assessment's report with the second opinion after it; under the strict policy the first line shows
     the strict verdict and action (and the model-derived ones beside them)."""
-    lines = assessment_lines(assessment)
+    lines = assessment_lines(assessment, opinion)
     if opinion.strict is not None:
         lines[0] = (f"verdict: {opinion.strict.verdict.value}    action: {opinion.strict.recommended_action.value}"
                     f"    (strict evidence policy; model-derived: {assessment.verdict.value}, "
@@ -27,8 +27,8 @@ def report_lines(assessment: AnswerabilityAssessment, opinion: SecondOpinion) ->
 def opinion_lines(opinion: SecondOpinion) -> list[str]:
     lines = [f"second opinion (flag rules {opinion.flag_rules_version}, policy {opinion.policy.value}):",
              f"  verifier: {_note(opinion)}"]
-    for index, item in enumerate(opinion.requirements):
-        lines.append(f"[{index}] {badge(item).value}: {quote(item.requirement)}")
+    for number, item in enumerate(opinion.requirements, 1):
+        lines.append(f"[{number}] {badge(item).value}: {quote(item.requirement)}")
         lines += [f"      flag {flag.code.value} ({', '.join(flag.refs)}): {flag.reason}" for flag in item.flags]
         if item.verifier is not None:
             lines.append(f"      verifier: {verifier_summary(item)}")
@@ -79,7 +79,7 @@ def _strict_lines(strict: StrictOutcome) -> list[str]:
         reasons = [code.value for code in change.flags]
         if change.verifier_status is not None:
             reasons.append(f"verifier {change.verifier_status.value}")
-        lines.append(f"    [{change.index}] {change.from_status.value} -> {change.to_status.value}: "
+        lines.append(f"    [{change.index + 1}] {change.from_status.value} -> {change.to_status.value}: "
                      f"{', '.join(reasons)}")
     if not strict.changes:
         lines.append("    nothing changed")

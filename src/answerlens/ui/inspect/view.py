@@ -210,7 +210,7 @@ def _verdict(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *
     st.html(verdict_html(verdict, action, source=entry.label, note=entry.note, stale=stale, marks=marks,
                          extra=strict or ""))
     st.markdown("**Why**")
-    st.html(paragraph_html(why(a, first=1)))
+    st.html(paragraph_html(why(a, opinion)))
     focus = st.radio("Highlight requirement", viewmodel.focus_options(a), horizontal=True, key=f"{prefix}.focus",
                      format_func=viewmodel.focus_label)
     rows = requirement_rows(a.requirements)

@@ -14,7 +14,7 @@ import pandas as pd
 from answerlens.assessment import AnswerabilityAssessment, AnswerabilityRequirement
 from answerlens.audit import sha256_text
 from answerlens.citations import Decision
-from answerlens.explanation import reason_text
+from answerlens.explanation import error_text, reason_text
 from answerlens.ui.common import exports
 from answerlens.ui.common.exports import Download
 from answerlens.ui.common.history import Entry
@@ -50,10 +50,10 @@ def context_caption_html(entry: Entry, lines: int) -> str:
 
 
 def citation_errors_html(errors: tuple[str, ...]) -> str | None:
-    """The engine's citation errors, folded; None when there are none."""
+    """The engine's citation errors, folded, each under its 1-based requirement; None when there are none."""
     if not errors:
         return None
-    items = "".join(f"<li><code>{esc(error)}</code></li>" for error in errors)
+    items = "".join(f"<li><code>{esc(error_text(error))}</code></li>" for error in errors)
     return (f'{STYLE}<details><summary>Citation errors ({len(errors)})</summary>'
             f'<ul style="font-size:0.8rem">{items}</ul></details>')
 
