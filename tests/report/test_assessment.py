@@ -13,7 +13,7 @@ from answerlens.report import assessment_report
 from answerlens.report.assessment import Shown, focus_css, sheets, title
 from answerlens.report.embedded import AssessmentData, envelope_of
 from answerlens.report.page import without_style
-from answerlens.ui.common.highlight import highlight, requirement_rows
+from answerlens.ui.common.highlight import highlight, requirement_rows, uncounted
 from answerlens.ui.common.markup import context_html, hashes_html, requirements_html, verdict_html
 from answerlens.ui.common.provenance import source_label
 from tests.report.builders import SAMPLE_NAMES, embedded, opinion_of, replayed, report_of, sample
@@ -38,14 +38,16 @@ def test_the_report_holds_the_inspect_pages_own_markup(name: str) -> None:
               requirements_html(requirement_rows(a.requirements)),
               hashes_html({field: getattr(a, field) for field in HASH_FIELDS}, copy_buttons=False)]
     if context:
-        pieces.append(context_html(context, highlight(context, [r.citations for r in a.requirements])))
+        pieces.append(context_html(context, highlight(context, [r.citations for r in a.requirements],
+                                                      uncounted=uncounted(a.requirements))))
     for piece in pieces:
         assert without_style(piece) in html
     assert f'data-verdict="{a.verdict.value}"' in html
     assert all(f'data-hash="{field}"' in html for field in HASH_FIELDS)
     assert f'<code data-integrity="evaluation_id">{a.evaluation_id}</code>' in html
     assert f'<code data-integrity="assessment_sha256">{a.assessment_sha256}</code>' in html
-    accepted = sum(d.decision == Decision.ACCEPTED and d.span is not None for r in a.requirements for d in r.citations)
+    accepted = sum(d.decision == Decision.ACCEPTED and d.span is not None and r.status.value != "unsupported"
+                   for r in a.requirements for d in r.citations)
     assert html.count('<mark class="al-cite" data-citation="accepted"') == accepted
     assert problems(html) == []
 

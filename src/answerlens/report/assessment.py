@@ -19,7 +19,7 @@ from answerlens.report.embedded import AssessmentData
 from answerlens.report.page import header, heading, muted, section
 from answerlens.second_opinion.document import split_document
 from answerlens.second_opinion.models import SecondOpinion
-from answerlens.ui.common.highlight import highlight, requirement_rows
+from answerlens.ui.common.highlight import highlight, requirement_rows, uncounted
 from answerlens.ui.common.markup import (
     DISCARDED_BG,
     DISCARDED_EDGE,
@@ -34,6 +34,7 @@ from answerlens.ui.common.markup import (
     requirements_html,
     table_html,
     tint,
+    uncounted_style,
     verdict_html,
 )
 from answerlens.ui.common.provenance import source_label
@@ -166,7 +167,7 @@ def _context(shown: Shown) -> str:
     if not data.context:
         return section("context", "Context, exactly as the model saw it",
                        notice_html("info", "The context is empty", "Nothing was packed, so no model was called."))
-    marks = highlight(data.context, [r.citations for r in a.requirements])
+    marks = highlight(data.context, [r.citations for r in a.requirements], uncounted=uncounted(a.requirements))
     fmt = data.context_format.value if data.context_format is not None else "unknown"
     caption = muted(f"{len(data.context):,} characters · {len(marks.lines):,} lines · {fmt} format · "
                     f"context_sha256 {a.context_sha256[:16]}…")
@@ -180,7 +181,9 @@ def _legend(count: int, opinion: SecondOpinion | None) -> str:
                            text="line holding an accepted citation (tint and bar per requirement)"),
              swatch.format(style=f"background-color:{colour(0)}", text="accepted citation token"),
              swatch.format(style=f"background-color:{DISCARDED_BG};outline:1.5px dashed {DISCARDED_EDGE}",
-                           text="discarded citation token")]
+                           text="discarded citation token"),
+             swatch.format(style=uncounted_style(0),
+                           text="valid token of a requirement that ended unsupported (did not count)")]
     if opinion is not None and opinion_part.flagged(opinion):
         items.append(swatch.format(style=opinion_part.FLAG_STYLE, text="citation flagged by the second opinion"))
     dots = "".join(f'<span class="al-dot" style="background-color:{colour(index)}">{index + 1}</span> '

@@ -216,18 +216,32 @@ def _mark_open(mark: Mark) -> str:
                     f'{esc(", ".join(mark.flags))}" style="background-color:{colour(mark.requirement)}">')
         return (f'<mark class="al-cite" data-citation="accepted" {common} title="{who}: accepted" '
                 f'style="background-color:{colour(mark.requirement)}">')
+    if mark.look == "uncounted":
+        return (f'<mark class="al-cite al-uncounted" data-citation="uncounted" {common} title="{who}: {UNCOUNTED}" '
+                f'style="{uncounted_style(mark.requirement)}">')
     reason = mark.reason.value if mark.reason else "discarded"
     return (f'<mark class="al-cite al-discarded" data-citation="discarded" {common} data-reason="{reason}" '
             f'title="{who}: discarded ({reason})">')
 
 
+UNCOUNTED = "a valid reference, but the requirement ended unsupported, so it did not count"
+"""The look of a valid token whose requirement ended unsupported: outlined in its colour, never filled."""
+
+
+def uncounted_style(requirement: int) -> str:
+    return f"outline:2px solid var(--al-e{_slot(requirement)});outline-offset:-1px"
+
+
 def chip(mark: Mark, *, located: bool) -> str:
     """A cited token as a chip: accepted in its requirement's colour, discarded dashed (struck through if absent)."""
-    common = (f'data-citation="{mark.decision.value}" data-requirement="{mark.requirement}" '
+    common = (f'data-citation="{mark.look}" data-requirement="{mark.requirement}" '
               f'data-ref="{esc(mark.ref)}" data-located="{str(located).lower()}"')
     label = esc(mark.ref) if mark.ref else "<em>empty</em>"
     if mark.accepted:
         return f'<span class="al-chip" {common} style="background-color:{colour(mark.requirement)}">{label}</span>'
+    if mark.look == "uncounted":
+        return (f'<span class="al-chip al-uncounted" {common} title="{UNCOUNTED}" '
+                f'style="{uncounted_style(mark.requirement)}">{label}</span>')
     reason = mark.reason.value if mark.reason else "discarded"
     gone = "" if located else " al-gone"
     where = "" if located else ", not in the context"

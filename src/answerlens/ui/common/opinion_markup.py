@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from answerlens.second_opinion import Badge, badge, flags_by_ref, verifier_agrees
 from answerlens.second_opinion.models import RequirementOpinion, SecondOpinion, VerifierNote, VerifierState
 from answerlens.ui.common import palette
-from answerlens.ui.common.markup import STYLE, colour, esc, plural, remedy_html
+from answerlens.ui.common.markup import STYLE, colour, esc, plural, remedy_html, uncounted_style
 
 BADGES = {
     Badge.AGREES: ("✓", "agrees", "answerable", "nothing flagged, and the verifier (when it ran) agrees"),
@@ -123,6 +123,8 @@ def legend_html(*, second_opinion: bool) -> str:
          f'<mark class="al-cite" style="background-color:{colour(1)}">m2</mark>',
          "accepted citation, filled in its requirement's colour (number in the gutter)"),
         ('<mark class="al-cite al-discarded">m9</mark>', "discarded citation: dashed outline, no fill"),
+        (f'<mark class="al-cite al-uncounted" style="{uncounted_style(2)}">m5</mark>',
+         "valid, but its requirement ended unsupported, so it did not count: solid outline, no fill"),
         (f'<span class="al-dot" style="background-color:{colour(0)}">1</span>',
          "requirement number; the line is tinted when it holds an accepted citation"),
         ('<span class="al-ctl">U+202E</span>', "an invisible or reordering character, shown as its code"),

@@ -18,7 +18,7 @@ from answerlens.report import download as report_download
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.ui.common import history, opinion_markup, provenance, runner
 from answerlens.ui.common.endpoint_view import Choice
-from answerlens.ui.common.highlight import highlight, requirement_rows
+from answerlens.ui.common.highlight import highlight, requirement_rows, uncounted
 from answerlens.ui.common.markup import (
     context_html,
     facts_html,
@@ -252,7 +252,8 @@ def _context(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, f
     cited_only = st.toggle("Cited lines only", key=f"{prefix}.cited_only", help="fold the lines without citations")
     flagged = {index: opinion_markup.flags_by_ref_codes(item) for index, item in enumerate(opinion.requirements)} \
         if opinion is not None else None
-    marks = highlight(entry.context, [r.citations for r in a.requirements], only=focus, flagged=flagged)
+    marks = highlight(entry.context, [r.citations for r in a.requirements], only=focus, flagged=flagged,
+                      uncounted=uncounted(a.requirements))
     st.html(opinion_markup.legend_html(second_opinion=opinion is not None))
     st.html(viewmodel.context_caption_html(entry, len(marks.lines)))
     if not entry.context:
