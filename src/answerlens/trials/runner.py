@@ -120,9 +120,14 @@ async def run_trial(
         second_opinion = SecondOpinionSetting()
     _check_gates(dataset, gates, second_opinion is not None)
     out = Path(out)
+    # A fresh run is checked before its folder exists, so a refusal leaves nothing behind; a resumed one only when
+    # samples are left to do.
+    fresh = not (out / folder.MANIFEST).exists()
+    early = await check_endpoints(config, urls) if preflight and fresh else None
     with RunLock(out):
         plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None)
-        warnings = await check_endpoints(config, urls) if preflight and plan.todo else ()
+        warnings = early if early is not None else (
+            await check_endpoints(config, urls) if preflight and plan.todo else ())
         run = _Run(plan, _Policy(fail_fast, early_stop, progress, cancel), second_opinion)
         if plan.todo:
             async with EndpointPool(config, urls, concurrency, evaluator_factory) as pool, SampleWriter() as writer:
