@@ -264,3 +264,16 @@ def test_why_is_the_same_text_as_the_report_and_the_command_line(stem: str) -> N
     opinion = asyncio.run(second_opinion_for(assessment, bundle, item.question))
     assert html_lib.unescape(shown) == why(assessment, opinion)
     assert "requirement 0" not in html_lib.unescape(shown)
+
+
+def test_the_same_inputs_keep_their_run_number_and_the_count_matches() -> None:
+    """Assessing A, B, then A again: A is still run #1, and the history counts 2 runs (never "#3" beside 2)."""
+    at = recorded_run("speech_act_eslint")
+    assert "Run #1 ·" in html(at)
+    choose_sample(at, "conflicting_deploy_freeze")
+    assess(at)
+    assert "Run #2 ·" in html(at)
+    choose_sample(at, "speech_act_eslint")
+    assess(at)
+    assert "Run #1 ·" in html(at) and "Run #3" not in html(at)
+    assert at.selectbox(key="inspect.history").label == "History (2 runs)"

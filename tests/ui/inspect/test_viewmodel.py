@@ -110,10 +110,11 @@ def test_downloads(stem: str, labels: list[str]) -> None:
     assert [d.mime for _, d in files][:2] == ["application/json", "text/csv"]
 
 
-@pytest.mark.parametrize("count, label", [pytest.param(1, "History (1 run)", id="one"),
-                                          pytest.param(2, "History (2 runs)", id="two")])
-def test_history_label(count: int, label: str) -> None:
-    assert viewmodel.history_label(count) == label
+@pytest.mark.parametrize("numbers, label", [pytest.param([1], "History (1 run)", id="one"),
+                                            pytest.param([2, 1], "History (2 runs)", id="two"),
+                                            pytest.param([4, 5, 6], "History (3 runs: #4–#6)", id="oldest_dropped")])
+def test_history_label(numbers: list[int], label: str) -> None:
+    assert viewmodel.history_label(numbers) == label
 
 
 def test_history_titles_newest_first() -> None:

@@ -19,6 +19,8 @@ from answerlens.ui.common.markup import plain
 from answerlens.ui.common.runs import RunStore, StoredRun, default_path
 
 CURRENT_KEY = "history.current"
+CURRENT_ID_KEY = "history.current_id"
+"""The current run's ``evaluation_id``: a number is reused once the history is cleared, an id is not."""
 STORE_KEY = "history.store"
 """A ``RunStore`` to use instead of the default one (tests)."""
 TITLE_QUESTION_CHARS = 80
@@ -96,14 +98,21 @@ def add(state: MutableMapping[Any, Any], **fields: Any) -> Entry:
     """
     runs = store(state)
     number = runs.add(**fields)
-    state[CURRENT_KEY] = number
     found = runs.find(number)
     assert found is not None
+    _make_current(state, found)
     return Entry(found, runs)
 
 
 def current(state: MutableMapping[Any, Any]) -> Entry | None:
-    return find(state, state.get(CURRENT_KEY))
+    """This session's current run; None once it is gone, even if a later run took its number (after a clear)."""
+    entry = find(state, state.get(CURRENT_KEY))
+    return entry if entry is not None and entry.evaluation_id == state.get(CURRENT_ID_KEY) else None
+
+
+def _make_current(state: MutableMapping[Any, Any], run: StoredRun) -> None:
+    state[CURRENT_KEY] = run.number
+    state[CURRENT_ID_KEY] = run.evaluation_id
 
 
 def find(state: MutableMapping[Any, Any], number: int | None) -> Entry | None:
@@ -122,11 +131,13 @@ def by_id(state: MutableMapping[Any, Any], evaluation_id: str) -> Entry | None:
 
 
 def select(state: MutableMapping[Any, Any], number: int) -> None:
-    if find(state, number) is not None:
-        state[CURRENT_KEY] = number
+    entry = find(state, number)
+    if entry is not None:
+        _make_current(state, entry.run)
 
 
 def clear(state: MutableMapping[Any, Any]) -> None:
     """Drop every stored run (for every session: the store is the user's)."""
     store(state).clear()
     state.pop(CURRENT_KEY, None)
+    state.pop(CURRENT_ID_KEY, None)

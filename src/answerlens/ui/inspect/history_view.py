@@ -62,7 +62,8 @@ def picker(prefix: str, samples_dir: Path) -> history.Entry | None:
         st.session_state[key] = current.number
     titles = viewmodel.history_titles(entries)
     left, middle, right = st.columns([5, 2, 2], vertical_alignment="bottom")
-    left.selectbox(viewmodel.history_label(len(entries)), list(titles), format_func=titles.__getitem__, key=key,
+    label = viewmodel.history_label([entry.number for entry in entries])
+    left.selectbox(label, list(titles), format_func=titles.__getitem__, key=key,
                    on_change=_picked, args=(prefix, key, samples_dir), index=None,
                    placeholder="Reopen a stored run (newest first)",
                    help="Runs are kept on this machine (they survive a reload); the same inputs are one run.")

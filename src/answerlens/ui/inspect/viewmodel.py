@@ -96,8 +96,13 @@ def downloads(a: AnswerabilityAssessment, question: str | None = None,
     return files
 
 
-def history_label(count: int) -> str:
-    return f"History ({plural(count, 'run')})"
+def history_label(numbers: list[int]) -> str:
+    """"History (3 runs)"; with the runs' numbers when they are not 1 to N (the oldest were dropped past the
+    store's caps), so the count never contradicts a run's number."""
+    count = plural(len(numbers), "run")
+    if sorted(numbers) == list(range(1, len(numbers) + 1)):
+        return f"History ({count})"
+    return f"History ({count}: #{min(numbers)}–#{max(numbers)})"
 
 
 def history_titles(entries: list[Entry]) -> dict[int, str]:
