@@ -22,7 +22,7 @@ from answerlens.ui.compare.viewmodel import (
     fields_html,
     identity_html,
     requirements_frame,
-    requirements_table,
+    requirements_html,
     verification_html,
 )
 from answerlens.ui.tables import filters
@@ -149,12 +149,19 @@ def test_requirements_frame_sorts_by_any_column() -> None:
     assert frame.sort_values("B #")["B #"].dropna().tolist() == [1, 2, 3, 4]
 
 
-def test_requirements_table_colours_statuses_and_unchanged_rows() -> None:
-    html = requirements_table(requirements_frame(compare(*_changed_pair()))).to_html()
+def test_the_requirement_diff_is_a_table_that_wraps_with_numbers_text_and_statuses() -> None:
+    """One row per requirement with its numbers, its text (both, when it changed), its statuses (A → B when they
+    differ) and the change, in five columns that wrap instead of a wide grid that scrolls on a phone."""
+    html = requirements_html(requirements_frame(compare(*_changed_pair())))
     for status in ("supported", "unsupported"):
-        assert f"color: {STATUS_COLOURS[status]}" in html
-    assert f"color: {SAME_COLOUR}" in html and f"color: {CHANGED_COLOUR}" in html
-    assert "background-color" not in html  # a dataframe's cell backgrounds would not follow a dark theme
+        assert f"color:{STATUS_COLOURS[status]}" in html
+    assert f"color:{SAME_COLOUR}" in html and f"color:{CHANGED_COLOUR}" in html
+    assert re.findall(r"<th>([^<]*)</th>", html) == ["A → B #", "requirement", "status", "change", "citations"]
+    assert "A: Cache used by the dashboard API<br>B: Craig&#x27;s role" in html
+    assert re.findall(r'data-change="([^"]+)"', html) == requirements_frame(compare(*_changed_pair()))[
+        "change"].tolist()
+    assert 'data-a="—"' in html and 'data-b="—"' in html  # an added and a removed requirement
+    assert "background-color" not in html.split("</style>")[-1]
 
 
 def test_an_empty_diff_is_an_empty_table() -> None:
