@@ -200,7 +200,7 @@ def test_selecting_a_requirement_without_accepted_citations_says_why() -> None:
 def test_requirements_are_numbered_from_one_for_people() -> None:
     at = recorded_run("prme_reader_citations")
     assert at.radio(key="inspect.focus").options == ["all", "1", "2", "3", "4"]
-    assert re.findall(r'data-requirement-row="0"><td><span class="al-dot"[^>]*>(\d+)<', html(at)) == ["1"]
+    assert re.findall(r'data-requirement-row="0" id="al-req-0"><td><span class="al-dot"[^>]*>(\d+)<', html(at)) == ["1"]
 
 
 def test_a_new_upload_replaces_the_old_bundle_and_frees_it() -> None:

@@ -35,7 +35,7 @@ def test_the_report_holds_the_inspect_pages_own_markup(name: str) -> None:
     label, note = source_label(a)
     context = bundle.exact_context
     pieces = [verdict_html(a.verdict.value, a.recommended_action.value, source=label, note=note),
-              requirements_html(requirement_rows(a.requirements)),
+              requirements_html(requirement_rows(a.requirements, context)),
               hashes_html({field: getattr(a, field) for field in HASH_FIELDS}, copy_buttons=False)]
     if context:
         pieces.append(context_html(context, highlight(context, [r.citations for r in a.requirements],

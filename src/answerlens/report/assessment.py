@@ -116,7 +116,7 @@ def _verdict(shown: Shown) -> str:
         strict = (f"strict evidence policy; the model-derived verdict is {a.verdict.value} "
                   f"({a.recommended_action.value.replace('_', ' ')})")
         note = f"{note} · {strict}" if note else strict
-    rows = requirement_rows(a.requirements)
+    rows = requirement_rows(a.requirements, shown.data.context)
     return section(
         "verdict", "Verdict",
         verdict_html(shown.verdict, shown.action, source=label, note=note),

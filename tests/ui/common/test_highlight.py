@@ -112,15 +112,16 @@ def test_requirement_rows_from_a_real_assessment() -> None:
     raw = (PRME / "assessments" / "raw_output_reader_openai.json").read_text()
     assessment = derive_assessment("What database and cache…?", bundle, raw,
                                    config=AnswerabilityConfig(provider="replay", model="stub"))
-    rows = requirement_rows(assessment.requirements)
-    assert [(r["claimed"], r["status"]) for r in rows] == [
+    context = bundle.render().strip()
+    rows = requirement_rows(assessment.requirements, context)
+    assert [(r.claimed, r.status) for r in rows] == [
         ("supported", "supported"), ("supported", "supported"), ("conflicting", "unsupported"),
         ("supported", "unsupported")]
-    assert [(m.ref, located) for m, located in rows[3]["discarded"]] == [("m99", False)]
-    assert [(m.ref, located) for m, located in rows[1]["discarded"]] == [("m4", True)]
+    assert [(t.mark.ref, t.located, t.line) for t in rows[3].discarded] == [("m99", False, None)]
+    ((ref, located, line),) = [(t.mark.ref, t.located, t.line) for t in rows[1].discarded]
+    assert (ref, located) == ("m4", True) and context.splitlines()[line - 1].startswith("- [m4]")
     html = requirements_html(rows)
     assert 'data-claimed="conflicting"' in html and 'data-status="unsupported"' in html
-    context = bundle.render().strip()
     result = highlight(context, [r.citations for r in assessment.requirements])
     refs = {context[s.start:s.end] for line in result.lines for s in line.segments if s.marks}
     assert refs == {"m1", "m2", "m4"}
@@ -217,3 +218,19 @@ def test_a_downgraded_requirements_valid_citation_is_outlined_and_tints_no_line(
     (cell,) = re.findall(r'<span class="al-chip[^"]*" [^>]*data-requirement="2"[^>]*>', requirements_html(
         requirement_rows(requirements)))
     assert 'data-citation="uncounted"' in cell and "background-color" not in cell
+
+
+def test_a_chip_links_to_its_context_line_and_the_line_links_back() -> None:
+    """A located chip is a link to the id of the line its label is on; that line's requirement number in the
+    gutter links back to the requirement's row."""
+    bundle, assessment = replayed("conflicting_deploy_freeze")
+    context = bundle.exact_context
+    requirements = assessment.requirements
+    table = requirements_html(requirement_rows(requirements, context))
+    lines = re.findall(r'<a class="al-jump" href="#al-line-(\d+)" data-jump="\1"', table)
+    cited = [context[:d.span.start].count("\n") + 1 for d in requirements[0].citations if d.span is not None]
+    assert [int(line) for line in lines] == cited and len(cited) == 2
+    page = context_html(context, highlight(context, [r.citations for r in requirements]))
+    for line in cited:
+        assert f'data-line="{line}" id="al-line-{line}"' in page
+    assert page.count('href="#al-req-0"') == 2 and 'id="al-req-0"' in table

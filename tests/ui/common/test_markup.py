@@ -11,7 +11,7 @@ import pytest
 
 from answerlens.citations import CitationDecision, Decision, DiscardReason, Span
 from answerlens.explanation import HASH_FIELDS
-from answerlens.ui.common.highlight import Mark, highlight, requirement_rows, uncounted
+from answerlens.ui.common.highlight import CitedToken, Mark, RequirementRow, highlight, requirement_rows, uncounted
 from answerlens.ui.common.markup import (
     PALETTE,
     STATUS_SOLID,
@@ -35,7 +35,8 @@ from answerlens.ui.common.markup import (
 from tests.ui.conftest import recorded, sample
 
 ALLOWED_TAGS = {"style", "div", "span", "mark", "table", "thead", "tbody", "tr", "th", "td", "p", "strong", "em",
-                "code", "pre", "details", "summary", "button", "br", "ul", "li", "script"}
+                "code", "pre", "details", "summary", "button", "br", "ul", "li", "script", "a"}
+"""Links are in-page jumps only (``href="#…"``), between a citation chip and its context line."""
 
 
 class Parsed(HTMLParser):
@@ -61,10 +62,11 @@ class Parsed(HTMLParser):
             self.scripts.append(data)
 
 
-def row(text: str) -> dict[str, object]:
-    return {"index": 0, "requirement": text, "claimed": text, "status": text, "explanation": text,
-            "accepted": [(Mark(0, text, Decision.ACCEPTED), True)],
-            "discarded": [(Mark(0, text, Decision.DISCARDED, DiscardReason.UNKNOWN_REFERENCE), False)]}
+def row(text: str) -> RequirementRow:
+    return RequirementRow(index=0, requirement=text, claimed=text, status=text, explanation=text,
+                          accepted=(CitedToken(Mark(0, text, Decision.ACCEPTED), located=True, line=1),),
+                          discarded=(CitedToken(Mark(0, text, Decision.DISCARDED, DiscardReason.UNKNOWN_REFERENCE),
+                                                located=False),))
 
 
 RENDERERS: list[object] = [
@@ -96,6 +98,7 @@ HOSTILE = [
 def test_hostile_text_adds_no_tag_no_attribute_and_no_script(render: Callable[[str], str], text: str) -> None:
     parsed = Parsed(render(text))
     assert {tag for tag, _ in parsed.tags} <= ALLOWED_TAGS
+    assert all((attrs.get("href") or "").startswith("#") for tag, attrs in parsed.tags if tag == "a")
     assert not [name for _, attrs in parsed.tags for name in attrs if name.startswith("on") or name == "x"]
     assert "alert(" not in "".join(parsed.scripts)
     assert "forged" not in [tag for tag, _ in parsed.tags]

@@ -7,6 +7,8 @@ is cheap to redraw on every rerun.
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -170,32 +172,59 @@ def uncounted(requirements: Sequence[Any]) -> frozenset[int]:
                      if requirement.status == AnswerabilityStatus.UNSUPPORTED)
 
 
-def requirement_rows(requirements: Sequence[Any]) -> list[dict[str, Any]]:
-    """Rows for the requirements table: each cited token as a ``(mark, located)`` pair, split by decision.
+@dataclass(frozen=True)
+class CitedToken:
+    """One cited token as the requirements table shows it (a chip): its mark and where its label is printed."""
+
+    mark: Mark
+    located: bool
+    """Whether the token's label is printed in the context."""
+    line: int | None = None
+    """The 1-based context line holding that label, when the context is known: the chip links to it."""
+
+
+@dataclass(frozen=True)
+class RequirementRow:
+    """One row of the requirements table: built once from a requirement, never changed by a view."""
+
+    index: int
+    """0-based, as in the data; shown from 1."""
+    requirement: str
+    claimed: str | None
+    status: str
+    explanation: str
+    accepted: tuple[CitedToken, ...]
+    """Valid tokens (drawn accepted, or uncounted when the requirement ended unsupported), in the reply's order."""
+    discarded: tuple[CitedToken, ...]
+    badge: str | None = None
+    """The second opinion's badge for this requirement (trusted HTML), when there is one."""
+
+
+def requirement_rows(requirements: Sequence[Any], context: str = "",
+                     badges: Sequence[str] | None = None) -> list[RequirementRow]:
+    """Rows for the requirements table: each cited token with its mark and context line, split by decision;
+    ``badges`` (one per requirement) are the second opinion's.
 
     Works on answerlens requirements; PRME's (no per-citation decisions) show their accepted refs only.
     """
     rows = []
     unused = uncounted(requirements)
+    starts = [0, *(match.end() for match in re.finditer("\n", context))] if context else []
     for index, requirement in enumerate(requirements):
-        accepted: list[tuple[Mark, bool]] = []
-        discarded: list[tuple[Mark, bool]] = []
+        accepted: list[CitedToken] = []
+        discarded: list[CitedToken] = []
         for decision in requirement.citations:
             mark = Mark(index, decision.normalized, decision.decision, decision.reason, counted=index not in unused)
-            valid = mark.decision == Decision.ACCEPTED
-            (accepted if valid else discarded).append((mark, decision.span is not None))
+            span = decision.span
+            line = bisect_right(starts, span.start) if span is not None and starts else None
+            token = CitedToken(mark, located=span is not None, line=line)
+            (accepted if mark.decision == Decision.ACCEPTED else discarded).append(token)
         if not requirement.citations:
-            accepted = [(Mark(index, ref, Decision.ACCEPTED, counted=index not in unused), False)
+            accepted = [CitedToken(Mark(index, ref, Decision.ACCEPTED, counted=index not in unused), located=False)
                         for ref in requirement.evidence_refs]
-        rows.append(
-            {
-                "index": index,
-                "requirement": requirement.requirement,
-                "claimed": requirement.claimed_status.value if requirement.claimed_status else None,
-                "status": requirement.status.value,
-                "explanation": requirement.explanation,
-                "accepted": accepted,
-                "discarded": discarded,
-            }
-        )
+        rows.append(RequirementRow(
+            index=index, requirement=requirement.requirement,
+            claimed=requirement.claimed_status.value if requirement.claimed_status else None,
+            status=requirement.status.value, explanation=requirement.explanation, accepted=tuple(accepted),
+            discarded=tuple(discarded), badge=badges[index] if badges is not None else None))
     return rows

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from answerlens.ui.common import palette
-from answerlens.ui.common.highlight import Highlight, Mark
+from answerlens.ui.common.highlight import Highlight, Mark, RequirementRow
 from answerlens.ui.common.provenance import is_recorded
 
 PALETTE: tuple[tuple[str, str], ...] = tuple(
@@ -70,6 +70,7 @@ STYLE = """<style>
 .al-table{border-collapse:collapse;width:100%;font-size:0.82rem;color:var(--al-text)}
 .al-table td.al-text{overflow-wrap:anywhere}
 .al-nowrap{white-space:nowrap}
+a.al-jump{text-decoration:none;color:inherit;cursor:pointer}
 .al-table th{text-align:left;border-bottom:2px solid var(--al-rule);padding:4px 6px}
 .al-scroll{overflow-x:auto;max-width:100%}
 .al-table td{border-bottom:1px solid var(--al-rule);padding:4px 6px;vertical-align:top}
@@ -173,7 +174,7 @@ def context_html(context: str, highlight: Highlight, *, cited_only: bool = False
         if hidden:
             out.append(_gap(hidden))
             hidden = 0
-        attrs = f' data-line="{line.number}"'
+        attrs = f' data-line="{line.number}" id="{line_anchor(line.number)}"'
         if line.requirements:
             first = line.requirements[0]
             attrs += (
@@ -181,7 +182,8 @@ def context_html(context: str, highlight: Highlight, *, cited_only: bool = False
                 f' style="background-color:{tint(first)};box-shadow:inset 4px 0 0 var(--al-e{_slot(first)})"'
             )
         dots = "".join(
-            f'<span class="al-dot" style="background-color:{colour(r)}" title="requirement {r + 1}">{r + 1}</span>'
+            f'<a class="al-jump" href="#{requirement_anchor(r)}" data-jump-requirement="{r}"><span class="al-dot" '
+            f'style="background-color:{colour(r)}" title="requirement {r + 1}: go to its row">{r + 1}</span></a>'
             for r in line.requirements
         )
         text = "".join(_segment(context[s.start : s.end], s.marks) for s in line.segments)
@@ -232,8 +234,27 @@ def uncounted_style(requirement: int) -> str:
     return f"outline:2px solid var(--al-e{_slot(requirement)});outline-offset:-1px"
 
 
-def chip(mark: Mark, *, located: bool) -> str:
-    """A cited token as a chip: accepted in its requirement's colour, discarded dashed (struck through if absent)."""
+def line_anchor(number: int) -> str:
+    """The id of context line ``number`` (1-based): a chip links to it."""
+    return f"al-line-{number}"
+
+
+def requirement_anchor(index: int) -> str:
+    """The id of requirement ``index``'s row (0-based): a line's requirement number in the gutter links back to it."""
+    return f"al-req-{index}"
+
+
+def chip(mark: Mark, *, located: bool, line: int | None = None) -> str:
+    """A cited token as a chip: accepted in its requirement's colour, discarded dashed (struck through if absent);
+    with ``line``, a link that jumps to that context line."""
+    drawn = _chip(mark, located=located)
+    if line is None:
+        return drawn
+    return (f'<a class="al-jump" href="#{line_anchor(line)}" data-jump="{line}" '
+            f'title="go to line {line} of the context">{drawn}</a>')
+
+
+def _chip(mark: Mark, *, located: bool) -> str:
     common = (f'data-citation="{mark.look}" data-requirement="{mark.requirement}" '
               f'data-ref="{esc(mark.ref)}" data-located="{str(located).lower()}"')
     label = esc(mark.ref) if mark.ref else "<em>empty</em>"
@@ -282,32 +303,25 @@ def paragraph_html(text: str, *, css: str = "al-why") -> str:
     return f'<p class="{css}">{esc(text)}</p>'
 
 
-def requirements_html(rows: Iterable[Mapping[str, Any]]) -> str:
+def requirements_html(rows: Iterable[RequirementRow]) -> str:
     """Requirements table: number (from 1), requirement with its explanation under it, claimed → final status
-    (with the second opinion's ``badge`` under it when rows carry one, trusted HTML), and the accepted and discarded
-    citations.
-
-    Each row needs ``index``, ``requirement``, ``claimed``, ``status``, ``explanation``, and ``accepted`` and
-    ``discarded`` as ``(mark, located)`` pairs (see ``highlight.requirement_rows``).
-    """
+    (with the second opinion's badge under it when rows carry one, trusted HTML), and the accepted and discarded
+    citations, each chip a link to the context line its label is on (``highlight.requirement_rows``)."""
     body = []
     opinion = False
     for row in rows:
-        index = row["index"]
-        status = row["status"]
-        claimed = row["claimed"]
+        index, status, claimed = row.index, row.status, row.claimed
         change = ""
         if claimed and claimed != status:
             change = f'<span class="al-muted al-nowrap" data-claimed="{esc(claimed)}">{esc(claimed)} →</span><br>'
-        chips = [chip(mark, located=located) for mark, located in [*row["accepted"], *row["discarded"]]]
-        badge = row.get("badge")
-        opinion = opinion or badge is not None
+        chips = [chip(token.mark, located=token.located, line=token.line) for token in [*row.accepted, *row.discarded]]
+        opinion = opinion or row.badge is not None
         solid = STATUS_SOLID.get(status, palette.SOLID["insufficient"])
-        second = f'<div class="al-second">{badge}</div>' if badge is not None else ""
+        second = f'<div class="al-second">{row.badge}</div>' if row.badge is not None else ""
         body.append(
-            f'<tr data-requirement-row="{index}">'
+            f'<tr data-requirement-row="{index}" id="{requirement_anchor(index)}">'
             f'<td><span class="al-dot" style="background-color:{colour(index)}">{index + 1}</span></td>'
-            f'<td class="al-text">{esc(row["requirement"])}<div class="al-explain">{esc(row["explanation"])}</div></td>'
+            f'<td class="al-text">{esc(row.requirement)}<div class="al-explain">{esc(row.explanation)}</div></td>'
             f'<td>{change}<span class="al-status al-nowrap" data-status="{esc(status)}" '
             f'style="background-color:{solid}">{esc(status)}</span>{second}</td>'
             f'<td>{"".join(chips) or "—"}</td></tr>'

@@ -213,11 +213,8 @@ def _verdict(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *
     st.html(paragraph_html(why(a, opinion)))
     focus = st.radio("Highlight requirement", viewmodel.focus_options(a), horizontal=True, key=f"{prefix}.focus",
                      format_func=viewmodel.focus_label)
-    rows = requirement_rows(a.requirements)
-    if opinion is not None:
-        for row, item in zip(rows, opinion.requirements, strict=True):
-            row["badge"] = opinion_markup.badge_html(item)
-    st.html(requirements_html(rows))
+    badges = [opinion_markup.badge_html(item) for item in opinion.requirements] if opinion is not None else None
+    st.html(requirements_html(requirement_rows(a.requirements, entry.context, badges)))
     _selected(a, focus, opinion)
     if opinion is not None:
         note = opinion_markup.note_html(opinion.verifier_note)
