@@ -277,3 +277,10 @@ def test_the_same_inputs_keep_their_run_number_and_the_count_matches() -> None:
     assess(at)
     assert "Run #1 ·" in html(at) and "Run #3" not in html(at)
     assert at.selectbox(key="inspect.history").label == "History (2 runs)"
+
+
+def test_the_history_has_a_table_view_from_the_first_run() -> None:
+    at = recorded_run("speech_act_eslint")
+    (table,) = [frame for frame in at.dataframe if "evaluation_id" in frame.value.columns]
+    assert table.value["run"].tolist() == [1] and table.value["verdict"].tolist() == ["insufficient"]
+    assert any(expander.label == "History as a table (1 run)" for expander in at.expander)

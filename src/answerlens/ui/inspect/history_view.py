@@ -8,6 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from answerlens.ui.common import history, sources
+from answerlens.ui.common.markup import plural
 from answerlens.ui.inspect import viewmodel
 
 SHOWN = "shown"
@@ -70,9 +71,8 @@ def picker(prefix: str, samples_dir: Path) -> history.Entry | None:
     middle.page_link("pages/compare.py", label="Compare", icon=":material/compare_arrows:")
     right.button("Clear history", key=f"{prefix}.clear_history", on_click=_clear, args=(prefix,),
                  icon=":material/delete:", help="drop every stored run (for every session of this app)")
-    if len(entries) > 1:
-        with st.expander(f"All {len(entries)} stored runs"):
-            _table(prefix, entries)
+    with st.expander(f"History as a table ({plural(len(entries), 'run')})"):
+        _table(prefix, entries)
     return current
 
 
