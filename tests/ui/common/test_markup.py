@@ -16,6 +16,8 @@ from answerlens.ui.common.markup import (
     PALETTE,
     STATUS_SOLID,
     VERDICT_COLOURS,
+    Notice,
+    NoticeKind,
     cell,
     chip,
     colour,
@@ -297,3 +299,11 @@ def test_remedies_show_commands_as_code_never_as_backticks() -> None:
                        remedy="start it with `ollama serve` <now>")
     assert "<code>ollama serve</code>" in html and "<code>ollama pull m</code>" in html
     assert "`" not in html and "&lt;now&gt;" in html
+
+
+def test_one_notice_type_draws_itself_and_refuses_an_unknown_kind() -> None:
+    notice = Notice(NoticeKind.WARNING, "title <b>", "detail `cmd`", "remedy")
+    assert notice.html() == notice_html("warning", "title <b>", "detail `cmd`", "remedy")
+    assert 'data-notice="warning"' in notice.html() and "<code>cmd</code>" in notice.html()
+    with pytest.raises(ValueError):
+        notice_html("fatal", "no such kind")

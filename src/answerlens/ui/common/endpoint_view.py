@@ -27,7 +27,7 @@ from answerlens.ui.common.endpoint import (
 )
 from answerlens.ui.common.examples import reply_format_html
 from answerlens.ui.common.local_model import State
-from answerlens.ui.common.markup import notice_html
+from answerlens.ui.common.markup import NoticeKind, notice_html
 from answerlens.ui.common.sources import Source
 
 
@@ -146,8 +146,8 @@ def _model_picker(key: str, current: str, listed: tuple[str, ...]) -> str:
 def _preflight_line(prefix: str, config: AnswerabilityConfig, check: Preflight, source: Source | None,
                     recorded: bool) -> None:
     line = endpoint.preflight_line(config, check)
-    st.html(notice_html(line.kind, line.title, line.detail, remedy=line.remedy))
-    if recorded and not line.ready:
+    st.html(line.html())
+    if recorded and line.kind != NoticeKind.OK:
         has_recording = source is not None and (source.recorded_reply is not None)
         st.button("Use the recorded response instead", key=f"{prefix}.use_recorded",
                   on_click=_use_recorded, args=(prefix,),

@@ -9,6 +9,8 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from answerlens.ui.common import palette
@@ -377,13 +379,38 @@ def facts_html(facts: Sequence[tuple[str, Any]]) -> str:
 
 # --- notices ------------------------------------------------------------------------------------------
 
-_NOTICE = {"error": "conflicting", "warning": "partial", "info": "info", "ok": "answerable"}
+class NoticeKind(str, Enum):
+    """How serious a notice is; it picks the notice's colours (``data-notice`` carries the value)."""
+
+    OK = "ok"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
 
 
-def notice_html(kind: str, title: str, detail: str | None = None, remedy: str | None = None,
+_NOTICE = {NoticeKind.ERROR: "conflicting", NoticeKind.WARNING: "partial", NoticeKind.INFO: "info",
+           NoticeKind.OK: "answerable"}
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One message for an alert box: what happened, the detail, and what to do. The one notice type of the pages
+    (a trial's state, an endpoint's preflight …); ``html()`` draws it."""
+
+    kind: NoticeKind
+    title: str
+    detail: str | None = None
+    remedy: str | None = None
+
+    def html(self) -> str:
+        return notice_html(self.kind, self.title, self.detail, self.remedy)
+
+
+def notice_html(kind: NoticeKind | str, title: str, detail: str | None = None, remedy: str | None = None,
                 code: str | None = None) -> str:
     """An alert box for messages that carry file, record or server text (st.error would render Markdown); the
     `commands` of the detail and the remedy show as code, never as literal backticks."""
+    kind = NoticeKind(kind)
     tone = _NOTICE[kind]
     parts = [f"<strong>{esc(title)}</strong>"]
     if detail:
@@ -392,7 +419,7 @@ def notice_html(kind: str, title: str, detail: str | None = None, remedy: str | 
         parts.append(f'<div class="al-remedy"><strong>What to do:</strong> {remedy_html(remedy)}</div>')
     if code:
         parts.append(f"<pre><code>{esc(code)}</code></pre>")
-    return (f'{STYLE}<div class="al-notice" data-notice="{kind}" role="alert" '
+    return (f'{STYLE}<div class="al-notice" data-notice="{kind.value}" role="alert" '
             f'style="border-left-color:var(--al-edge-{tone});background-color:var(--al-soft-{tone})">'
             f'{"".join(parts)}</div>')
 
