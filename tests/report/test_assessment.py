@@ -14,8 +14,9 @@ from answerlens.report.assessment import Shown, focus_css, sheets, title
 from answerlens.report.embedded import AssessmentData, envelope_of
 from answerlens.report.page import without_style
 from answerlens.ui.common.highlight import highlight, requirement_rows, uncounted
-from answerlens.ui.common.markup import context_html, hashes_html, requirements_html, verdict_html
+from answerlens.ui.common.markup import context_html, hashes_html, verdict_html
 from answerlens.ui.common.provenance import source_label
+from answerlens.ui.common.requirements_markup import requirements_html
 from tests.report.builders import SAMPLE_NAMES, embedded, opinion_of, replayed, report_of, sample
 from tests.report.inert import problems, visible_text
 

@@ -31,13 +31,13 @@ from answerlens.ui.common.markup import (
     hashes_html,
     notice_html,
     paragraph_html,
-    requirements_html,
     table_html,
     tint,
     uncounted_style,
     verdict_html,
 )
 from answerlens.ui.common.provenance import source_label
+from answerlens.ui.common.requirements_markup import requirements_html
 
 
 @dataclass(frozen=True)

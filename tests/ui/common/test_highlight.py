@@ -10,7 +10,8 @@ import pytest
 from answerlens import AnswerabilityConfig, derive_assessment, load_bundle
 from answerlens.citations import CitationDecision, Decision, DiscardReason, Span
 from answerlens.ui.common.highlight import Mark, highlight, requirement_rows, uncounted
-from answerlens.ui.common.markup import DISCARDED_BG, chip, colour, context_html, esc, requirements_html, tint
+from answerlens.ui.common.markup import DISCARDED_BG, colour, context_html, esc, tint
+from answerlens.ui.common.requirements_markup import chip, requirements_html
 from tests.paths import PRME
 from tests.report.builders import SAMPLE_NAMES, replayed
 
@@ -218,19 +219,3 @@ def test_a_downgraded_requirements_valid_citation_is_outlined_and_tints_no_line(
     (cell,) = re.findall(r'<span class="al-chip[^"]*" [^>]*data-requirement="2"[^>]*>', requirements_html(
         requirement_rows(requirements)))
     assert 'data-citation="uncounted"' in cell and "background-color" not in cell
-
-
-def test_a_chip_links_to_its_context_line_and_the_line_links_back() -> None:
-    """A located chip is a link to the id of the line its label is on; that line's requirement number in the
-    gutter links back to the requirement's row."""
-    bundle, assessment = replayed("conflicting_deploy_freeze")
-    context = bundle.exact_context
-    requirements = assessment.requirements
-    table = requirements_html(requirement_rows(requirements, context))
-    lines = re.findall(r'<a class="al-jump" href="#al-line-(\d+)" data-jump="\1"', table)
-    cited = [context[:d.span.start].count("\n") + 1 for d in requirements[0].citations if d.span is not None]
-    assert [int(line) for line in lines] == cited and len(cited) == 2
-    page = context_html(context, highlight(context, [r.citations for r in requirements]))
-    for line in cited:
-        assert f'data-line="{line}" id="al-line-{line}"' in page
-    assert page.count('href="#al-req-0"') == 2 and 'id="al-req-0"' in table

@@ -19,7 +19,6 @@ from answerlens.ui.common.markup import (
     Notice,
     NoticeKind,
     cell,
-    chip,
     colour,
     context_html,
     esc,
@@ -28,12 +27,12 @@ from answerlens.ui.common.markup import (
     notice_html,
     outcome_cell,
     paragraph_html,
-    requirements_html,
     source_label_html,
     table_html,
     tint,
     verdict_html,
 )
+from answerlens.ui.common.requirements_markup import chip, requirements_html
 from tests.ui.conftest import recorded, sample
 
 ALLOWED_TAGS = {"style", "div", "span", "mark", "table", "thead", "tbody", "tr", "th", "td", "p", "strong", "em",

@@ -134,9 +134,7 @@ def highlight(
         while stop < len(spans) and spans[stop][0] < end:
             stop += 1
         here = [(max(s, start), min(e, end), by_span[(s, e)]) for s, e in spans[cursor:stop] if e > start]
-        lines.append(
-            Line(number, start, end, tuple(sorted(tints.get(start, ()))), _segments(start, end, here))
-        )
+        lines.append(Line(number, start, end, tuple(sorted(tints.get(start, ()))), _segments(start, end, here)))
         if end >= size:
             break
         start = end + 1

@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Any
 
 from answerlens.ui.common import palette
-from answerlens.ui.common.highlight import Highlight, Mark, RequirementRow
+from answerlens.ui.common.highlight import Highlight, Mark
 from answerlens.ui.common.provenance import is_recorded
 
 PALETTE: tuple[tuple[str, str], ...] = tuple(
@@ -246,33 +246,6 @@ def requirement_anchor(index: int) -> str:
     return f"al-req-{index}"
 
 
-def chip(mark: Mark, *, located: bool, line: int | None = None) -> str:
-    """A cited token as a chip: accepted in its requirement's colour, discarded dashed (struck through if absent);
-    with ``line``, a link that jumps to that context line."""
-    drawn = _chip(mark, located=located)
-    if line is None:
-        return drawn
-    return (f'<a class="al-jump" href="#{line_anchor(line)}" data-jump="{line}" '
-            f'title="go to line {line} of the context">{drawn}</a>')
-
-
-def _chip(mark: Mark, *, located: bool) -> str:
-    common = (f'data-citation="{mark.look}" data-requirement="{mark.requirement}" '
-              f'data-ref="{esc(mark.ref)}" data-located="{str(located).lower()}"')
-    label = esc(mark.ref) if mark.ref else "<em>empty</em>"
-    if mark.accepted:
-        return f'<span class="al-chip" {common} style="background-color:{colour(mark.requirement)}">{label}</span>'
-    if mark.look == "uncounted":
-        return (f'<span class="al-chip al-uncounted" {common} title="{UNCOUNTED}" '
-                f'style="{uncounted_style(mark.requirement)}">{label}</span>')
-    reason = mark.reason.value if mark.reason else "discarded"
-    gone = "" if located else " al-gone"
-    where = "" if located else ", not in the context"
-    return (f'<span class="al-chip al-discarded{gone}" {common} data-reason="{reason}" '
-            f'title="discarded: {reason}{where}">{label}</span>'
-            f'<span class="al-muted al-nowrap" style="font-size:0.7rem">{reason}</span>')
-
-
 # --- verdict, why, requirements -----------------------------------------------------------------------
 
 
@@ -303,36 +276,6 @@ def source_label_html(source: str) -> str:
 
 def paragraph_html(text: str, *, css: str = "al-why") -> str:
     return f'<p class="{css}">{esc(text)}</p>'
-
-
-def requirements_html(rows: Iterable[RequirementRow]) -> str:
-    """Requirements table: number (from 1), requirement with its explanation under it, claimed → final status
-    (with the second opinion's badge under it when rows carry one, trusted HTML), and the accepted and discarded
-    citations, each chip a link to the context line its label is on (``highlight.requirement_rows``)."""
-    body = []
-    opinion = False
-    for row in rows:
-        index, status, claimed = row.index, row.status, row.claimed
-        change = ""
-        if claimed and claimed != status:
-            change = f'<span class="al-muted al-nowrap" data-claimed="{esc(claimed)}">{esc(claimed)} →</span><br>'
-        chips = [chip(token.mark, located=token.located, line=token.line) for token in [*row.accepted, *row.discarded]]
-        opinion = opinion or row.badge is not None
-        solid = STATUS_SOLID.get(status, palette.SOLID["insufficient"])
-        second = f'<div class="al-second">{row.badge}</div>' if row.badge is not None else ""
-        body.append(
-            f'<tr data-requirement-row="{index}" id="{requirement_anchor(index)}">'
-            f'<td><span class="al-dot" style="background-color:{colour(index)}">{index + 1}</span></td>'
-            f'<td class="al-text">{esc(row.requirement)}<div class="al-explain">{esc(row.explanation)}</div></td>'
-            f'<td>{change}<span class="al-status al-nowrap" data-status="{esc(status)}" '
-            f'style="background-color:{solid}">{esc(status)}</span>{second}</td>'
-            f'<td>{"".join(chips) or "—"}</td></tr>'
-        )
-    status_head = "status · second opinion" if opinion else "claimed → final"
-    head = ('<tr><th style="width:2em">#</th><th style="width:50%">requirement and explanation</th>'
-            f"<th>{status_head}</th><th>citations</th></tr>")
-    return (f'{STYLE}<div class="al-scroll"><table class="al-table al-reqs"><thead>{head}</thead>'
-            f'<tbody>{"".join(body)}</tbody></table></div>')
 
 
 # --- audit --------------------------------------------------------------------------------------------

@@ -25,9 +25,9 @@ from answerlens.ui.common.markup import (
     hashes_html,
     notice_html,
     paragraph_html,
-    requirements_html,
     verdict_html,
 )
+from answerlens.ui.common.requirements_markup import requirements_html
 from answerlens.ui.common.runner import Failure
 from answerlens.ui.common.sources import Source
 from answerlens.ui.inspect import job, viewmodel
