@@ -36,7 +36,7 @@ def why(assessment: AnswerabilityAssessment, opinion: SecondOpinion | None = Non
     reasons), the second opinion's flags and the strict policy's demotions; supporting requirements are listed
     once. Requirements are numbered from 1, as everywhere people read them. The app, the report and the command
     line all show this text."""
-    if not assessment.model_called:
+    if not assessment.model_called and assessment.raw_output is None:
         return (
             "No model was called: the context holds no citable evidence, so the verdict is insufficient "
             "and the action is to abstain."
@@ -170,7 +170,7 @@ def report_lines(assessment: AnswerabilityAssessment, opinion: SecondOpinion | N
     """The CLI's readable report; requirements are numbered from 1 and each shows its own citation errors."""
     meta = assessment.provider_metadata
     source = "recorded response" if meta is not None and meta.recorded else "live model"
-    if not assessment.model_called:
+    if not assessment.model_called and assessment.raw_output is None:
         source = "no model call"
     lines = [
         f"verdict: {assessment.verdict.value}    action: {assessment.recommended_action.value}",

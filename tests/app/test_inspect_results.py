@@ -284,3 +284,11 @@ def test_the_history_has_a_table_view_from_the_first_run() -> None:
     (table,) = [frame for frame in at.dataframe if "evaluation_id" in frame.value.columns]
     assert table.value["run"].tolist() == [1] and table.value["verdict"].tolist() == ["insufficient"]
     assert any(expander.label == "History as a table (1 run)" for expander in at.expander)
+
+
+def test_a_hand_written_reply_is_not_a_model_call() -> None:
+    """A recorded reply someone wrote is replayed, not a model's: the audit says model_called False, and the
+    reply is still there to download and verify."""
+    at = recorded_run("speech_act_eslint")
+    assert re.search(r'data-fact="model_called">False<', html(at))
+    assert 'data-source="recorded"' in html(at)

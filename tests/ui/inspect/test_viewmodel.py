@@ -76,7 +76,7 @@ def test_audit_facts_of_a_recording() -> None:
     a = recorded("speech_act_eslint")
     facts = dict(viewmodel.audit_facts(a, "recorded response (hand-written)"))
     assert facts["source"] == "recorded response (hand-written)"
-    assert (facts["provider"], facts["model"], facts["model_called"]) == (a.provider, a.model, True)
+    assert (facts["provider"], facts["model"], facts["model_called"]) == (a.provider, a.model, False), "no model wrote it"
     assert facts["prompt_version"] == a.prompt_version
     assert facts["recording"] == "hand-written recorded reply (not produced by a model), from speech_act_eslint.json"
     assert "base_url" not in facts

@@ -32,7 +32,9 @@ def result_notices(result: TrialResult, groups: list[ErrorGroup]) -> list[Notice
                               f"Unfinished run: {counted(s.planned_samples, 'sample')} saved so far",
                               "there is no result.json yet; the gates below are provisional",
                               "run the trial again into this output directory to finish it"))
-    called = sum(1 for sample in result.samples if sample.assessment is not None and sample.assessment.model_called)
+    called = sum(1 for sample in result.samples  # a reply came back (a model's, or a hand-written one replayed)
+                 if sample.assessment is not None
+                 and (sample.assessment.model_called or sample.assessment.raw_output is not None))
     if every_call_failed_alike(groups, called):
         group = groups[0]
         uncalled = (f"; the {counted(s.samples, 'sample')} assessed needed no model call (no citable evidence)"
