@@ -134,7 +134,7 @@ def _missing(number: int, requirement: AnswerabilityRequirement) -> str:
                for c in requirement.citations if c.decision == Decision.DISCARDED]
     kept = requirement.evidence_refs
     if claimed is None or claimed == AnswerabilityStatus.UNSUPPORTED:
-        how = "the model found no record that states it"
+        how = "the model marked it unsupported"
     else:
         needed = 2 if claimed == AnswerabilityStatus.CONFLICTING else 1
         valid = f"only {', '.join(kept)} {'is' if len(kept) == 1 else 'are'} valid" if kept else "no citation is valid"
