@@ -51,6 +51,7 @@ STYLE = """<style>
 .al-tx{flex:1;white-space:pre-wrap;overflow-wrap:anywhere;padding-right:8px}
 .al-cite{color:var(--al-text);border-radius:3px;padding:0 1px}
 .al-cite.al-discarded{background:transparent;outline:1.5px dashed var(--al-discarded);outline-offset:1px}
+.al-cite.al-uncounted{background:transparent}
 .al-cite.al-flagged{outline:2px solid var(--al-flagged);outline-offset:1px;
   text-decoration:underline wavy var(--al-flagged);text-decoration-thickness:1px;text-underline-offset:3px}
 .al-cite.al-flagged::after{content:"\\2691";font-size:0.65rem;vertical-align:super;margin-left:1px}
