@@ -39,7 +39,10 @@ SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_bundles"
 class Case:
     verdict: str | None = None
     error: str | None = None
-    model_called: bool = True
+    model_called: bool = False
+    """Only a reply a model produced counts: every hand-written sample reply is replayed with ``model_called``
+    false (its reply is kept as ``raw_output``)."""
+    replied: bool = True
     citation_errors: tuple[str, ...] = ()
 
 
@@ -60,7 +63,7 @@ CASES = {
     "auditable_uuid_citations": Case("answerable"),
     "draft_answer_unsupported_claim": Case("partial"),
     "hostile_record_text": Case("partial"),
-    "prme_reader_citations": Case("partial", citation_errors=PRME_CITATION_ERRORS),
+    "prme_reader_citations": Case("partial", citation_errors=PRME_CITATION_ERRORS, model_called=True),
     "compact_citation_errors": Case(
         "partial",
         citation_errors=(
@@ -72,7 +75,7 @@ CASES = {
             "requirement[4] cited unknown context reference 'M4'",
         ),
     ),
-    "empty_bundle": Case("insufficient", model_called=False),
+    "empty_bundle": Case("insufficient", replied=False),
     "superseded_database_timeline": Case("answerable"),
     "assistant_advice_role": Case("insufficient"),
     "large_platform_history": Case("partial"),
@@ -159,10 +162,11 @@ async def test_recorded_reply_gives_the_expected_outcome(name: str) -> None:
     assessment = await replay(item)
     assert assessment.verdict.value == item.expected.verdict == case.verdict
     assert assessment.model_called is case.model_called
+    assert (assessment.raw_output is not None) is case.replied
     assert assessment.citation_errors == case.citation_errors
     assert assessment.provider == "replay"
     assert assessment.model == item.recorded_model
-    if case.model_called:
+    if case.replied:
         assert assessment.provider_metadata is not None and assessment.provider_metadata.recorded
         assert assessment.provider_metadata.recording == item.recording().ref  # type: ignore[union-attr]
         # The pure path gives the identical validated output.

@@ -147,9 +147,16 @@ class AnswerabilityAssessment(BaseModel):
         return self.recommended_action in ABSTAINING_ACTIONS
 
     @property
+    def hand_written(self) -> bool:
+        """Whether the reply replayed is a hand-written recording: it has a reply (``raw_output``) but no model
+        produced it, so ``model_called`` is false."""
+        meta = self.provider_metadata
+        return meta is not None and meta.recording is not None and meta.recording.hand_written
+
+    @property
     def origin(self) -> ReplyOrigin | None:
-        """Live or recorded; None when no model was called (or the assessment is PRME's own)."""
-        if not self.model_called or self.provider_metadata is None:
+        """Live or recorded; None when there was no reply (no citable evidence) or the assessment is PRME's own."""
+        if self.provider_metadata is None or not (self.model_called or self.hand_written):
             return None
         return self.provider_metadata.origin
 
@@ -226,7 +233,8 @@ def derive(
     prompt: PromptIdentity = PromptIdentity(),
     provider_metadata: ProviderMetadata | None = None,
 ) -> AnswerabilityAssessment:
-    """The assessment of one parsed reply; ``raw_text`` is None when no model was called."""
+    """The assessment of one parsed reply; ``raw_text`` is None when there was no reply (no citable evidence).
+    A hand-written recording (``provider_metadata``) has a reply but no model call: ``model_called`` is false."""
     checked = check_reply(raw, inputs.bundle, inputs.context, inputs.references)
     requirements = tuple(_requirement(item, result) for item, result in zip(raw.requirements, checked, strict=True))
     citation_errors = tuple(error for result in checked for error in result.errors)
@@ -234,7 +242,9 @@ def derive(
     reasoning = raw.reasoning.strip()
     identity = _identity(inputs, config, prompt)
     eval_id = evaluation_id(identity)
-    called = raw_text is not None
+    replied = raw_text is not None
+    recording = provider_metadata.recording if provider_metadata is not None else None
+    called = replied and not (recording is not None and recording.hand_written)
     meta = provider_metadata.model_dump(mode="json") if provider_metadata is not None else None
     source = {"provider": config.provider, "model": config.model, "model_called": called, "provider_metadata": meta}
     return AnswerabilityAssessment(
@@ -257,7 +267,7 @@ def derive(
             citation_errors=citation_errors,
             reasoning=reasoning,
         ),
-        raw_output=raw.model_dump(mode="json") if called else None,
+        raw_output=raw.model_dump(mode="json") if replied else None,
         raw_output_sha256=sha256_text(raw_text) if raw_text is not None else None,
         raw_output_text=raw_text,
         provider_metadata=provider_metadata,

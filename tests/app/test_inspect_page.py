@@ -52,7 +52,8 @@ def test_recorded_result_is_labelled_hand_written_and_highlights_citations() -> 
     assert 'data-source="recorded"' in page and "recorded response" in page
     marks = re.findall(r'<mark [^>]*data-citation="(\w+)" data-requirement="(\d+)" data-ref="([^"]+)"', page)
     assert ("accepted", "0", "m1") in marks and ("accepted", "1", "m4") in marks
-    assert ("discarded", "1", "m4") in marks  # the repeated m4, located on m4's line
+    assert ("discarded", "1", "m4") not in marks, "the repeated m4 is skipped: it does not outline the accepted one"
+    assert ("uncounted", "2", "m2") in marks, "the downgraded requirement's valid m2 is not drawn accepted"
     chips = re.findall(r'class="al-chip al-discarded al-gone" data-citation="discarded" data-requirement="3" data-ref="m99"', page)
     assert len(chips) == 1  # the invented m99 is not in the context: a struck-through chip
     for field in ("evaluation_id", "assessment_sha256", "context_sha256", "query_sha256", "configuration_sha256",

@@ -395,8 +395,9 @@ def test_an_unreachable_endpoint_is_refused_before_any_sample(tmp_path: Path) ->
     (refusal,) = [notice for notice in notices(at.main, "error") if "The endpoint cannot serve this trial" in notice]
     assert "not reachable" in refusal and "ollama serve" in refusal
     assert "recorded response" not in html(at).lower()
+    assert "--no-preflight" not in html(at), "a command-line flag is no remedy on a page"
     assert "Samples assessed" not in metrics(at)
-    assert not list((tmp_path / "run" / "samples").glob("*.json"))
+    assert not (tmp_path / "run").exists(), "refused before any folder was created"
 
 
 def test_a_few_answered_samples_are_too_few_to_rate(tmp_path: Path) -> None:

@@ -99,7 +99,7 @@ async def test_verifier_failures_are_notes_never_errors(error: Exception, state:
     assert (opinion.verifier_note.state, opinion.verifier_note.remedy) == (state, remedy)
     assert all(requirement.verifier is None for requirement in opinion.requirements)
     if state == VerifierState.FAILED:
-        assert opinion.verifier_note.message == "the claim verifier failed on requirement[0]"
+        assert opinion.verifier_note.message == "the claim verifier failed on requirement 1"
         assert opinion.verifier_note.detail == "Claim verification inference failed"
 
 
@@ -118,5 +118,5 @@ async def test_too_many_cited_passages_is_a_refusal_note() -> None:
     verifier = ClaimVerifier({"max_evidence": 2}, scorer=Fixed((0.9, 0.05, 0.05)))
     opinion = await second_opinion_for(assessment, bundle, "Which?", verifier=verifier)
     note = opinion.verifier_note
-    assert (note.state, note.message) == (VerifierState.FAILED, "the claim verifier refused requirement[0]")
+    assert (note.state, note.message) == (VerifierState.FAILED, "the claim verifier refused requirement 1")
     assert note.detail == "evidence count exceeds configured maximum 2"

@@ -22,8 +22,19 @@ def test_the_preflight_refuses_an_unreachable_endpoint_before_any_sample(tmp_pat
     dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
     with pytest.raises(AnswerabilityError, match="the trial was not started: .* is not reachable") as refused:
         asyncio.run(run_trial(dataset, config(closed_url()), repeats=2, out=tmp_path / "run"))
-    assert refused.value.kind == "preflight" and "--no-preflight" in str(refused.value)
-    assert list((tmp_path / "run" / "samples").glob("*.json")) == []
+    assert refused.value.kind == "preflight" and "--no-preflight" not in str(refused.value), "each interface says it"
+    assert not (tmp_path / "run").exists(), "refused before anything was created"
+
+
+def test_the_cli_refusal_names_its_own_flag_and_leaves_no_folder(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from answerlens.cli import main
+
+    dataset = write_dataset(tmp_path / "cases.json", question_cases())
+    code = main(["trial", str(dataset), "--repeats", "1", "--out", str(tmp_path / "run"), "--provider", "ollama",
+                 "--model", "oracle", "--base-url", closed_url()])
+    err = capsys.readouterr().err
+    assert code != 0 and "the trial was not started" in err and "--no-preflight" in err
+    assert not (tmp_path / "run").exists()
 
 
 def test_the_preflight_refuses_a_missing_model(tmp_path: Path) -> None:

@@ -72,6 +72,7 @@ def add_commands(commands: Any) -> None:
 def run_trial(args: argparse.Namespace) -> int:
     import asyncio
 
+    from answerlens.errors import AnswerabilityError
     from answerlens.trials import limits
     from answerlens.trials.dataset import load_dataset
     from answerlens.trials.gates import load_gates
@@ -96,6 +97,10 @@ def run_trial(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return fail(130, f"interrupted; finished samples are saved in {args.out} — rerun the same command to resume")
+    except AnswerabilityError as exc:
+        if exc.kind != "preflight":
+            raise
+        return fail(EXIT_PROVIDER, f"{exc}, or skip this check with --no-preflight")
     print(file=sys.stderr)
     return _finished(args, outcome)
 

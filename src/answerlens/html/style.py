@@ -19,6 +19,7 @@ STYLESHEET = ":root{" + palette.css_variables() + """}
 .al-tx{flex:1;white-space:pre-wrap;overflow-wrap:anywhere;padding-right:8px}
 .al-cite{color:var(--al-text);border-radius:3px;padding:0 1px}
 .al-cite.al-discarded{background:transparent;outline:1.5px dashed var(--al-discarded);outline-offset:1px}
+.al-cite.al-uncounted{background:transparent}
 .al-cite.al-flagged{outline:2px solid var(--al-flagged);outline-offset:1px;
   text-decoration-line:underline;text-decoration-style:wavy;text-decoration-color:var(--al-flagged);
   text-decoration-thickness:2px;text-underline-offset:2px;text-decoration-skip-ink:none}
@@ -43,6 +44,7 @@ STYLESHEET = ":root{" + palette.css_variables() + """}
 .al-table{border-collapse:collapse;width:100%;font-size:0.82rem;color:var(--al-text)}
 .al-table td.al-text{overflow-wrap:anywhere}
 .al-nowrap{white-space:nowrap}
+a.al-jump{text-decoration:none;color:inherit;cursor:pointer}
 .al-table th{text-align:left;border-bottom:2px solid var(--al-rule);padding:4px 6px}
 .al-scroll{overflow-x:auto;max-width:100%}
 .al-table td{border-bottom:1px solid var(--al-rule);padding:4px 6px;vertical-align:top}

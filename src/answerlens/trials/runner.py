@@ -133,9 +133,14 @@ async def run_trial(
         second_opinion = SecondOpinionSetting()
     _check_gates(dataset, gates, second_opinion is not None)
     out = Path(out)
+    # A fresh run is checked before its folder exists, so a refusal leaves nothing behind; a resumed one only when
+    # samples are left to do.
+    fresh = not (out / folder.MANIFEST).exists()
+    early = await check_endpoints(config, urls) if preflight and fresh else None
     with RunLock(out):
         plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None, layout)
-        warnings = await check_endpoints(config, urls) if preflight and plan.todo else ()
+        warnings = early if early is not None else (
+            await check_endpoints(config, urls) if preflight and plan.todo else ())
         run = _Run(plan, _Policy(fail_fast, early_stop, progress, cancel), second_opinion)
         with tracing.run("answerlens.trial", dataset_sha256=plan.identity.dataset_sha256, repeats=repeats,
                          configuration_sha256=plan.identity.configuration_sha256, samples=len(plan.todo)) as span:

@@ -15,7 +15,7 @@ import streamlit as st
 from answerlens import tracing
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import BundleError, RecordingError
-from answerlens.html.markup import notice_html
+from answerlens.html.markup import NoticeKind, notice_html
 from answerlens.providers.kinds import provider_kind
 from answerlens.providers.preflight import Preflight
 from answerlens.ui.common import endpoint, examples, local_model_view, runner, sources
@@ -158,8 +158,8 @@ def _model_picker(key: str, current: str, listed: tuple[str, ...]) -> str:
 def _preflight_line(prefix: str, config: AnswerabilityConfig, check: Preflight, source: Source | None,
                     recorded: bool) -> None:
     line = endpoint.preflight_line(config, check)
-    st.html(notice_html(line.kind, line.title, line.detail, remedy=line.remedy))
-    if recorded and not line.ready:
+    st.html(line.html())
+    if recorded and line.kind != NoticeKind.OK:
         has_recording = source is not None and (source.recorded_reply is not None)
         st.button("Use the recorded response instead", key=f"{prefix}.use_recorded",
                   on_click=_use_recorded, args=(prefix,),

@@ -3,7 +3,7 @@ downloads of exactly the rows shown (CSV and JSON)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -17,20 +17,26 @@ TABLE_ORDER = "table order"
 
 
 def table(key: str, frame: pd.DataFrame, spec: TableSpec, *, noun: str, file_stem: str, placeholder: str,
-          column_config: Mapping[str, Any] | None = None, styler: Any = None) -> pd.DataFrame:
+          column_config: Mapping[str, Any] | None = None, styler: Any = None,
+          draw: Callable[[pd.DataFrame], object] | None = None) -> pd.DataFrame:
     """Draw the controls, the visible rows and their downloads; return the visible rows.
 
     ``key`` namespaces every widget (``"trials.samples"`` → ``"trials.samples.search"`` …). ``styler`` (a
     function of the visible frame) may colour it; the downloads always hold the plain values. Text cells are shown
-    through ``plain``: an invisible or reordering character in a cell reads as its ``⟨U+XXXX⟩`` badge.
+    through ``plain``: an invisible or reordering character in a cell reads as its ``⟨U+XXXX⟩`` badge. ``draw``
+    shows the visible rows in place of the sortable ``st.dataframe`` (e.g. as a table that wraps on a phone).
     """
     choice = _controls(key, frame, spec, placeholder)
     visible = filters.apply(frame, spec, choice)
-    st.caption(f"{filters.shown(len(visible), len(frame), noun)} shown · click a column header to sort the view; "
-               "the downloads follow the order chosen above")
-    display = visible.apply(lambda column: column.map(_plain) if pd.api.types.is_string_dtype(column) else column)
-    st.dataframe(styler(display) if styler is not None else display, key=f"{key}.table", hide_index=True,
-                 width="stretch", column_config=dict(column_config or {}))
+    how = "" if draw is not None else (" · click a column header to sort the view; the downloads follow the order "
+                                       "chosen above")
+    st.caption(f"{filters.shown(len(visible), len(frame), noun)} shown{how}")
+    if draw is not None:
+        draw(visible)
+    else:
+        display = visible.apply(lambda column: column.map(_plain) if pd.api.types.is_string_dtype(column) else column)
+        st.dataframe(styler(display) if styler is not None else display, key=f"{key}.table", hide_index=True,
+                     width="stretch", column_config=dict(column_config or {}))
     csv_column, json_column = st.columns(2)
     csv_column.download_button(f"Shown {noun}s as CSV", filters.csv_text(visible), f"{file_stem}.csv", "text/csv",
                                key=f"{key}.csv", icon=":material/download:", width="stretch")

@@ -68,8 +68,8 @@ def failure_for(exc: Exception) -> Failure:
         return Failure("Another run is writing to this output directory", str(exc),
                        "wait for it to finish, or choose another output directory", "trial")
     if isinstance(exc, AnswerabilityError) and exc.kind == "preflight":  # refused before any sample
-        return Failure("The endpoint cannot serve this trial", trial_message(str(exc)),
-                       trial_remedy(exc.kind) if exc.remedy is None else exc.remedy, "endpoint")
+        return Failure("The endpoint cannot serve this trial", trial_message(exc.detail), trial_remedy(exc.kind),
+                       "endpoint")
     if isinstance(exc, TrialError):
         return Failure(NOT_STARTED, str(exc), remedy or "fix what the message names; for a folder that holds "
                        "another run, choose a fresh output directory or open it under “Open a result”", "trial")

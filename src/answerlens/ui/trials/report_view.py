@@ -48,7 +48,7 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
                        icon=":material/description:")
     for notice in runstate.result_notices(result, groups):
         st.html(f'<div data-run-state="{esc(notice.kind)}">'
-                f"{notice_html(notice.kind, notice.title, notice.detail, notice.remedy)}</div>")
+                f"{notice.html()}</div>")
     numbers(trial_results.stats(result))
     _gates(result.kind, result.quality_gates)
     _charts(prefix, rows, refs)

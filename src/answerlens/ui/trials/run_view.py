@@ -194,7 +194,7 @@ def _ended(prefix: str, job: TrialJob) -> None:
     outcome = job.outcome
     assert outcome is not None
     notice = outcome_notice(outcome, job.out, job.job.seconds)
-    st.html(notice_html(notice.kind, notice.title, notice.detail, notice.remedy))
+    st.html(notice.html())
     if st.session_state.get(f"{prefix}.shown_job") != id(job):
         st.session_state[f"{prefix}.shown_job"] = id(job)
         try:  # a finished run's result is in hand; a cancelled one is read from the samples saved so far
