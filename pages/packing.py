@@ -7,6 +7,7 @@ import streamlit as st
 
 from answerlens.ui.common import source_view as source_picker
 from answerlens.ui.common.navigation_view import ensure_app_navigation
+from answerlens.ui.common.ready_view import mark
 from answerlens.ui.packing import view as packing_view
 from answerlens.ui.packing import viewmodel as packing
 
@@ -30,3 +31,4 @@ if source is not None:
     reply, name = packing_view.reply_picker("packing", source)
     if reply is not None:
         packing_view.matrix(renderings, reply)
+mark("packing")

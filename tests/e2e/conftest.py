@@ -18,8 +18,11 @@ import pytest
 
 from tests.paths import REPO
 
-TIMEOUT = 20_000
-"""Milliseconds to wait for an element after an interaction."""
+TIMEOUT = 120_000
+"""Milliseconds to wait, at most, for an element or a finished run: a ceiling for a busy machine, never a pace
+(every wait ends as soon as the page says it is ready)."""
+READY = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+"""Streamlit's own mark that no script run is in progress."""
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -110,8 +113,7 @@ def page(browser: Any, app_url: str) -> Iterator[Any]:
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(app_url)
-    page.get_by_role("heading", name="Inspect").wait_for(timeout=TIMEOUT)
-    page.locator('[data-testid="stSelectbox"]').first.wait_for(timeout=TIMEOUT)
+    wait_ready(page, "inspect")
     yield page
     try:
         assert page.locator('[data-testid="stException"]').count() == 0
@@ -121,10 +123,28 @@ def page(browser: Any, app_url: str) -> Iterator[Any]:
         context.close()
 
 
+def runs(page: Any) -> int:
+    """How many runs this browser session's page has drawn to the end (its ``data-al-run`` mark; 0: none yet)."""
+    value = page.evaluate("() => Math.max(0, ...[...document.querySelectorAll('[data-al-run]')]"
+                          ".map(e => Number(e.dataset.alRun)))")
+    return int(value)
+
+
+def wait_ready(page: Any, name: str | None = None, *, after: int = 0) -> None:
+    """Wait until a run later than ``after`` has drawn the page's readiness mark (of page ``name`` when given) and
+    no run is in progress."""
+    selector = f'[data-al-ready="{name}"]' if name else "[data-al-ready]"
+    page.wait_for_function(
+        """([selector, after, ready]) => [...document.querySelectorAll(selector)]
+             .some(e => Number(e.dataset.alRun) > after) && document.querySelector(ready) !== null""",
+        arg=[selector, after, READY], polling=50, timeout=TIMEOUT)
+
+
 def settle(page: Any) -> None:
-    """Wait until Streamlit has finished the rerun an interaction just asked for."""
-    page.wait_for_timeout(150)
-    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=TIMEOUT)
+    """Wait until Streamlit has finished the rerun an interaction just asked for: two animation frames let the
+    app show that a rerun was requested (it does so as it sends the request), then wait for it to end."""
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.locator(READY).wait_for(timeout=TIMEOUT)
 
 
 def choose(page: Any, label: str, option: str) -> None:

@@ -121,7 +121,6 @@ def test_hostile_model_text_and_file_name_stay_inert(page: Any, tmp_path: Path) 
     page.locator("[data-verdict]").wait_for(timeout=TIMEOUT)
     settle(page)
     assert page.locator("[data-verdict]").get_attribute("data-verdict") == "answerable"
-    page.wait_for_timeout(500)
     assert page.locator('img[src="x"]').count() == 0
     assert page.locator('img[src*="leak"]').count() == 0
     assert page.locator("b", has_text="Eve").count() == 0

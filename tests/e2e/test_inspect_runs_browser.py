@@ -74,12 +74,12 @@ def test_a_run_survives_a_reload_and_a_server_restart_and_opens_from_its_link(br
     with streamlit_server(tmp_path / "second.log", data_dir=data) as url:
         page = browser.new_page()
         page.goto(f"{url}/?run={evaluation_id}")
-        page.locator('[data-verdict="conflicting"]').wait_for(timeout=30_000)
+        page.locator('[data-verdict="conflicting"]').wait_for(timeout=TIMEOUT)
         settle(page)
         assert page.locator('[data-hash="evaluation_id"]').inner_text() == evaluation_id
         assert page.locator("[data-verdict]").get_attribute("data-stale") == "false"
         page.goto(f"{url}/?run={'0' * 64}")
-        page.get_by_text("No stored run has this link").wait_for(timeout=30_000)
+        page.get_by_text("No stored run has this link").wait_for(timeout=TIMEOUT)
         assert page.locator("[data-verdict]").count() == 0
         assert page.locator('[data-testid="stException"]').count() == 0
         page.close()

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import settle, streamlit_server
+from tests.e2e.conftest import TIMEOUT, settle, streamlit_server
 
 pytestmark = pytest.mark.e2e
 
@@ -20,7 +20,7 @@ def test_deep_link_on_a_fresh_server_keeps_the_app_navigation(browser: Any, tmp_
         page = browser.new_page()
         try:
             page.goto(f"{url}/{path}")
-            page.get_by_role("heading", name=title).wait_for(timeout=30_000)
+            page.get_by_role("heading", name=title).wait_for(timeout=TIMEOUT)
             settle(page)
             nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
             assert [line for line in nav.splitlines() if line.strip() and "_" not in line] == [

@@ -15,7 +15,7 @@ from answerlens.config import AnswerabilityConfig
 from answerlens.errors import BundleError, RecordingError
 from answerlens.providers.kinds import provider_kind
 from answerlens.providers.preflight import Preflight
-from answerlens.ui.common import endpoint, examples, local_model_view, runner, sources
+from answerlens.ui.common import endpoint, examples, inputs, local_model_view, runner, sources
 from answerlens.ui.common.endpoint import (
     DEFAULT_MODELS,
     DEFAULT_TIMEOUTS,
@@ -58,7 +58,7 @@ def panel(prefix: str, source: Source | None, *, recorded: bool = True) -> Choic
 
 
 def _use_recorded(prefix: str) -> None:
-    st.session_state[f"{prefix}.provider"] = "Recorded response"
+    inputs.seed(st.session_state, f"{prefix}.provider", "Recorded response")
 
 
 def _settings(prefix: str, provider: str) -> dict[str, Any]:

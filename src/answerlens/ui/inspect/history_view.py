@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from answerlens.ui.common import history, sources
+from answerlens.ui.common import history, inputs, sources
 from answerlens.ui.inspect import viewmodel
 
 SHOWN = "shown"
@@ -22,8 +22,8 @@ def reopen(prefix: str, entry: history.Entry, samples_dir: Path) -> None:
     st.session_state.pop(f"{prefix}.failure", None)
     stems = {path.name: stem for stem, path in sources.sample_files(samples_dir).items()}
     if entry.source_name in stems:
-        st.session_state[f"{prefix}.source_kind"] = "Sample"
-        st.session_state[f"{prefix}.sample"] = stems[entry.source_name]
+        inputs.seed(st.session_state, f"{prefix}.source_kind", "Sample")
+        inputs.seed(st.session_state, f"{prefix}.sample", stems[entry.source_name])
     st.session_state[f"{prefix}.pending"] = (entry.question, entry.answer or "")
 
 

@@ -19,6 +19,7 @@ from answerlens.second_opinion.models import SecondOpinion
 from answerlens.ui.common import history, opinion_markup, provenance, runner
 from answerlens.ui.common.endpoint_view import Choice
 from answerlens.ui.common.highlight import highlight, requirement_rows
+from answerlens.ui.common.inputs import seed
 from answerlens.ui.common.markup import (
     context_html,
     facts_html,
@@ -145,12 +146,14 @@ def _mismatch_actions(prefix: str, failure: Failure) -> None:
 
 
 def _restore(prefix: str, inputs: tuple[str, str | None]) -> None:
-    st.session_state[f"{prefix}.question"], st.session_state[f"{prefix}.answer"] = inputs[0], inputs[1] or ""
+    question, answer = inputs
+    seed(st.session_state, f"{prefix}.question", question)
+    seed(st.session_state, f"{prefix}.answer", answer or "")
     st.session_state.pop(f"{prefix}.failure", None)
 
 
 def _use_live(prefix: str) -> None:
-    st.session_state[f"{prefix}.provider"] = "Ollama"
+    seed(st.session_state, f"{prefix}.provider", "Ollama")
     st.session_state.pop(f"{prefix}.failure", None)
 
 
