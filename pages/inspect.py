@@ -7,7 +7,8 @@ import streamlit as st
 from answerlens.ui.common import endpoint_view as endpoint
 from answerlens.ui.common import inputs, sources
 from answerlens.ui.common import source_view as source_picker
-from answerlens.ui.common.endpoint import choice_key
+from answerlens.ui.common.endpoint import assess_blocker, choice_key
+from answerlens.ui.common.endpoint_view import blocked_html
 from answerlens.ui.common.navigation_view import ensure_app_navigation
 from answerlens.ui.common.ready_view import mark
 from answerlens.ui.inspect import history_view
@@ -39,10 +40,13 @@ if source is not None:
 now = inputs_of(question, answer, source.context_sha256 if source is not None else None,
                 choice_key(choice) + ("strict" if strict else ""))
 if source is not None and question is not None:
-    ready = bool(question.strip()) and choice.config is not None and not result_view.busy("inspect")
-    clicked = st.button("Assess", type="primary", key="inspect.assess", disabled=not ready,
-                        on_click=inputs.release, args=(st.session_state,),
-                        help=None if ready else "type a question and set the endpoint first (or wait for the run)")
+    why_not = assess_blocker(question, choice, busy=result_view.busy("inspect"))
+    ready = why_not is None
+    go, reason = st.columns([1, 6], vertical_alignment="center")
+    clicked = go.button("Assess", type="primary", key="inspect.assess", disabled=not ready,
+                        on_click=inputs.release, args=(st.session_state,), help=why_not)
+    if why_not:
+        reason.html(blocked_html(why_not))
     if clicked or (ready and result_view.retry("inspect")):
         result_view.assess("inspect", choice, source, question, answer if answer and answer.strip() else None,
                            now=now, second_opinion=second_opinion, strict=strict)

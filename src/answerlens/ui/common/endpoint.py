@@ -20,6 +20,13 @@ from answerlens.samples import Sample
 
 PROVIDERS = {kind.label: name for name, kind in KINDS.items()}
 """The panel's provider choices by label (``Ollama`` → ``ollama`` …), from the provider registry."""
+
+
+def label_of(provider: str) -> str:
+    """The panel's label for a provider name (``replay`` → ``Recorded response``)."""
+    return KINDS[provider].label
+
+
 PROMPTS = {"answerlens (default)": "answerlens", "PRME 0.15 (verbatim)": "prme"}
 PROMPT_HELP = ("answerlens' own prompt, or PRME 0.15.0's exact prompt, user message and reply schema: its "
                "results carry PRME's prompt identity, so they compare with PRME's own runs.")
@@ -52,6 +59,8 @@ class Choice:
     config: AnswerabilityConfig | None
     problem: str | None = None
     recording: Recording | None = None
+    blocked: str | None = None
+    """Why an assessment cannot run although the settings are valid (no server answers), with what to do."""
 
     @property
     def recorded(self) -> bool:
@@ -128,6 +137,19 @@ def from_reply_file(text: str, name: str) -> Choice:
     return Choice(AnswerabilityConfig(provider="replay"), recording=recording)
 
 
+def assess_blocker(question: str | None, choice: Choice, *, busy: bool) -> str | None:
+    """Why Assess cannot run now, in a few words shown beside the button; None when it can."""
+    if busy:
+        return "an assessment is running: wait for it, or Cancel it"
+    if choice.config is None:
+        return choice.problem or "set the endpoint in the sidebar first"
+    if choice.blocked:
+        return choice.blocked
+    if not (question or "").strip():
+        return "type a question first"
+    return None
+
+
 def choice_key(choice: Choice) -> str:
     """What of the endpoint a result depends on (never the API key): its settings and the recording replayed."""
     if choice.config is None:
@@ -160,6 +182,13 @@ class PreflightLine:
     @property
     def ready(self) -> bool:
         return self.kind == "ok"
+
+    @property
+    def blocker(self) -> str | None:
+        """Why Assess cannot run with these settings: no server answers (a warning still lets it try)."""
+        if self.kind != "error":
+            return None
+        return f"{self.title[0].lower()}{self.title[1:]}" + (f": {self.remedy}" if self.remedy else "")
 
 
 def preflight_line(config: AnswerabilityConfig, check: Preflight) -> PreflightLine:
