@@ -8,10 +8,12 @@ import re
 import socket
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from answerlens.samples import load_sample
-from tests.app.conftest import assess, html, notices, start, verdicts
+from tests.app.conftest import APP, assess, html, notices, start, verdicts
 from tests.paths import SAMPLES
+from tests.scripted_server import ScriptedServer, json_reply, ollama_chat
 
 DEFAULT_SAMPLE = sorted(SAMPLES.glob("*.json"))[0]
 
@@ -67,3 +69,28 @@ def test_an_empty_question_is_the_reason_given() -> None:
     at.text_area(key="inspect.question").set_value("  ").run()
     assert at.button(key="inspect.assess").disabled
     assert blocked(at) == ["Cannot assess yet: type a question first"]
+
+
+def test_a_link_opened_fresh_shows_the_runs_own_endpoint_not_a_probe_of_the_default(
+        scripted_server: ScriptedServer) -> None:
+    sample = load_sample(DEFAULT_SAMPLE)
+    scripted_server.always("/api/tags", json_reply({"models": [{"name": "llama3:latest"}]}))
+    scripted_server.always("/api/version", json_reply({"version": "0.9.0"}))
+    scripted_server.script("/api/chat", ollama_chat(json.dumps(sample.recorded_reply)))
+    at = start()
+    at.radio(key="inspect.provider").set_value("Ollama").run()
+    at.text_input(key="inspect.base_url.ollama").set_value(scripted_server.base_url).run()
+    at.selectbox(key="inspect.model.ollama").set_value("llama3:latest").run()
+    assess(at)
+    evaluation_id = at.query_params["run"]
+
+    linked = AppTest.from_file(APP, default_timeout=30)
+    linked.query_params["run"] = evaluation_id
+    linked.run()
+    assert verdicts(linked) == [sample.expected.verdict]
+    assert linked.radio(key="inspect.provider").value == "Ollama"
+    assert linked.text_input(key="inspect.base_url.ollama").value == scripted_server.base_url
+    assert linked.selectbox(key="inspect.model.ollama").value == "llama3:latest"
+    sidebar = html(linked.sidebar)
+    assert "data-opened-recorded" not in sidebar and notices(linked.sidebar, "error") == []
+    assert "live model: ollama llama3:latest" in html(linked.main)

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from answerlens.providers.kinds import KINDS
 from answerlens.ui.common import history, inputs, sources
+from answerlens.ui.common.endpoint import label_of
 from answerlens.ui.inspect import viewmodel
 
 SHOWN = "shown"
@@ -38,7 +40,23 @@ def open_link(prefix: str, samples_dir: Path) -> None:
         st.session_state[f"{prefix}.unknown_link"] = wanted
         return
     st.session_state.pop(f"{prefix}.unknown_link", None)
+    if f"{prefix}.provider" not in st.session_state:
+        _endpoint_of(prefix, entry)
     reopen(prefix, entry, samples_dir)
+
+
+def _endpoint_of(prefix: str, entry: history.Entry) -> None:
+    """A link opened in a fresh session: the endpoint panel starts on the run's own provider, server and model,
+    so the sidebar speaks of what produced the run, never of a probe of today's default provider."""
+    a = entry.assessment
+    if a.provider not in KINDS:
+        return
+    inputs.seed(st.session_state, f"{prefix}.provider", label_of(a.provider))
+    meta = a.provider_metadata
+    if a.provider in ("ollama", "openai"):
+        if meta is not None and meta.base_url:
+            inputs.seed(st.session_state, f"{prefix}.base_url.{a.provider}", meta.base_url)
+        inputs.seed(st.session_state, f"{prefix}.model.{a.provider}", a.model)
 
 
 def keep_link(prefix: str, entry: history.Entry) -> None:
