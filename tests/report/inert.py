@@ -13,7 +13,7 @@ ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "header", "section", "div", "h1", "h2", "h3", "p",
     "span", "mark", "i", "strong", "em", "code", "pre", "br", "ul", "li", "table", "thead", "tbody", "tr", "th",
     "td", "details", "summary", "fieldset", "legend", "label", "input", "figure", "figcaption", "svg", "rect",
-    "line", "text", "script",
+    "line", "text", "script", "wbr",
 }
 URL_ATTRIBUTES = {"href", "src", "srcset", "action", "formaction", "poster", "data", "xlink:href", "background",
                   "ping", "manifest", "codebase", "cite", "longdesc", "usemap", "lowsrc", "dynsrc"}

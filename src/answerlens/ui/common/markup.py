@@ -14,6 +14,7 @@ from typing import Any
 from answerlens.ui.common import palette
 from answerlens.ui.common.highlight import Highlight, Mark
 from answerlens.ui.common.provenance import is_recorded
+from answerlens.ui.common.wrap import breakable
 
 PALETTE: tuple[tuple[str, str], ...] = tuple(
     (f"var(--al-r{index})", f"var(--al-t{index})") for index in range(len(palette.IDENTITY))
@@ -46,8 +47,8 @@ STYLE = """<style>
   user-select:none;-webkit-user-select:none;text-align:right}
 .al-dot{display:inline-block;min-width:1.3em;border-radius:3px;color:var(--al-text);text-align:center;
   font-size:0.7rem;font-weight:700}
-.al-tx{flex:1;white-space:pre-wrap;overflow-wrap:anywhere;padding-right:8px}
-.al-cite{color:var(--al-text);border-radius:3px;padding:0 1px}
+.al-tx{flex:1;white-space:pre-wrap;overflow-wrap:normal;word-break:normal;padding-right:8px}
+.al-cite{color:var(--al-text);border-radius:3px;padding:0 1px;white-space:nowrap}
 .al-cite.al-discarded{background:transparent;outline:1.5px dashed var(--al-discarded);outline-offset:1px}
 .al-cite.al-flagged{outline:2px solid var(--al-flagged);outline-offset:1px;
   text-decoration:underline wavy var(--al-flagged);text-decoration-thickness:1px;text-underline-offset:3px}
@@ -199,7 +200,9 @@ def _gap(count: int) -> str:
 
 
 def _segment(text: str, marks: Sequence[Mark]) -> str:
-    body = esc(text)
+    if not marks:
+        return breakable(text, esc)
+    body = esc(text)  # a citation label stays whole (``.al-cite`` does not wrap)
     for mark in reversed(marks):  # marks are outermost first; wrap from the inside out
         body = _mark_open(mark) + body + "</mark>"
     return body

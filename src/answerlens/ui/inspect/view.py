@@ -16,7 +16,7 @@ from answerlens.config import EvidencePolicy
 from answerlens.explanation import HASH_FIELDS, why
 from answerlens.report import download as report_download
 from answerlens.second_opinion.models import SecondOpinion
-from answerlens.ui.common import history, opinion_markup, provenance, runner
+from answerlens.ui.common import history, opinion_markup, provenance, runner, scroll_view
 from answerlens.ui.common.endpoint_view import Choice
 from answerlens.ui.common.highlight import highlight, requirement_rows
 from answerlens.ui.common.inputs import seed
@@ -87,6 +87,7 @@ def _keep(prefix: str, run: runner.Run, source: Source, question: str, answer: s
                         context=source.context, label=label, note=note, seconds=run.seconds, opinion=run.opinion)
     asked: Inputs | None = st.session_state.pop(f"{prefix}.asked", None)
     st.session_state[f"{prefix}.{SHOWN}"] = (entry.number, asked.endpoint if asked is not None else None)
+    st.session_state[f"{prefix}.reveal"] = True  # a new verdict: scroll it into view once drawn
 
 
 def busy(prefix: str) -> bool:
@@ -201,6 +202,8 @@ def show(prefix: str, entry: history.Entry, now: Inputs, *, second_opinion: bool
         with right:
             _context(prefix, entry, shown, focus)
             _audit(entry)
+    if st.session_state.pop(f"{prefix}.reveal", False):
+        scroll_view.into_view(f'.st-key-{prefix}-result [data-verdict]')
 
 
 def _verdict(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *, stale: bool) -> int | None:
