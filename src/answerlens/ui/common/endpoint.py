@@ -203,7 +203,10 @@ def preflight_line(config: AnswerabilityConfig, check: Preflight) -> PreflightLi
         facts.append(f"model {config.model} is available")
     elif check.model_found is None:
         facts.append("the server does not list its models")
-    if check.fits is True:
+    if check.fits is True and check.request_size is not None:
+        facts.append(f"the request ({check.request_size.describe()}) fits its {check.context_window:,}-token "
+                     "window")
+    elif check.fits is True:
         facts.append(f"the context (~{check.context_tokens_estimate:,} tokens) fits its "
                      f"{check.context_window:,}-token window")
     elif check.context_window is None and check.context_tokens_estimate is not None:

@@ -15,6 +15,7 @@ from answerlens.config import DEFAULT_PROVIDER, AnswerabilityConfig
 from answerlens.errors import BundleError, RecordingError
 from answerlens.providers.kinds import provider_kind
 from answerlens.providers.preflight import Preflight
+from answerlens.providers.request_size import Request
 from answerlens.ui.common import endpoint, examples, inputs, local_model_view, runner, sources
 from answerlens.ui.common.endpoint import (
     DEFAULT_MODELS,
@@ -33,14 +34,24 @@ from answerlens.ui.common.sources import Source
 
 
 @st.cache_data(ttl=15, show_spinner=False, max_entries=32)
-def _preflight(config_key: str, context_chars: int | None, _config: AnswerabilityConfig) -> Preflight:
-    # Keyed by endpoint.preflight_key: never the API key itself.
-    return runner.check_endpoint(_config, context_chars)
+def _preflight(config_key: str, context_chars: int | None, request_key: tuple[str, str, str | None] | None,
+               _config: AnswerabilityConfig, _request: Request | None) -> Preflight:
+    # Keyed by endpoint.preflight_key (never the API key itself) and the request's question, draft and context hash.
+    return runner.check_endpoint(_config, context_chars, _request)
 
 
-def _check(config: AnswerabilityConfig, source: Source | None) -> Preflight:
+def _check(config: AnswerabilityConfig, source: Source | None, prefix: str | None = None) -> Preflight:
+    """The preflight; for the embedded model (given the page's prefix) it counts the very request Assess would
+    send: this page's question and draft over the bundle's context."""
     context_chars = len(source.context) if source is not None else None
-    return _preflight(endpoint.preflight_key(config), context_chars, config)
+    request = key = None
+    if prefix is not None and source is not None and config.provider == "llamacpp":
+        question = str(st.session_state.get(f"{prefix}.question") or source.question or "")
+        answer = str(st.session_state.get(f"{prefix}.answer") or "") or None
+        if question.strip():
+            request = Request(question, source.context, answer)
+            key = (question, source.context_sha256, answer)
+    return _preflight(endpoint.preflight_key(config), context_chars, key, config, request)
 
 
 def panel(prefix: str, source: Source | None, *, recorded: bool = True) -> Choice:
@@ -165,7 +176,7 @@ def _embedded(prefix: str, source: Source | None, recorded: bool) -> Choice:
     choice = _choose(Endpoint(provider="llamacpp", model=status.model, base_url=status.base_url,
                               **_settings(prefix, "llamacpp")))
     if choice.config is not None:
-        line = _preflight_line(prefix, choice.config, _check(choice.config, source), source, recorded)
+        line = _preflight_line(prefix, choice.config, _check(choice.config, source, prefix), source, recorded)
         return replace(choice, blocked=line.blocker)
     return choice
 
