@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.citations import CitationDecision, Decision
 from answerlens.explanation import HASH_FIELDS, reason_text, why
+from answerlens.local_model import WIRING_MARK, wiring_check
 from answerlens.report import opinion as opinion_part
 from answerlens.report.embedded import AssessmentData
 from answerlens.report.page import header, heading, muted, section
@@ -118,9 +119,10 @@ def _verdict(shown: Shown) -> str:
         note = f"{note} · {strict}" if note else strict
         reasons.append(paragraph_html(opinion_part.strict_why(shown.opinion.strict)))
     rows = requirement_rows(a.requirements)
+    marks = [WIRING_MARK] if wiring_check(a.provider, a.model) else []
     return section(
         "verdict", "Verdict",
-        verdict_html(shown.verdict, shown.action, source=label, note=note),
+        verdict_html(shown.verdict, shown.action, source=label, note=note, marks=marks),
         heading("Why"), *reasons,
         heading("Requirements"), requirements_html(rows),
         _focus(len(rows)),

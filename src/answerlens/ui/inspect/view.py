@@ -14,6 +14,7 @@ import streamlit as st
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import EvidencePolicy
 from answerlens.explanation import HASH_FIELDS, why
+from answerlens.local_model import WIRING_MARK, wiring_check
 from answerlens.report import download as report_download
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.ui.common import history, opinion_markup, provenance, runner, scroll_view
@@ -208,7 +209,8 @@ def show(prefix: str, entry: history.Entry, now: Inputs, *, second_opinion: bool
 
 def _verdict(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *, stale: bool) -> int | None:
     a = entry.assessment
-    marks = [mark for mark in (_recording_mark(a),) if mark]
+    marks = [mark for mark in (_recording_mark(a), WIRING_MARK if wiring_check(a.provider, a.model) else None)
+             if mark]
     strict = opinion_markup.strict_html(opinion, a.verdict.value) if opinion is not None else None
     verdict, action = a.verdict.value, a.recommended_action.value
     if opinion is not None and opinion.strict is not None:

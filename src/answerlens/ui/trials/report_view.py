@@ -8,10 +8,12 @@ from pathlib import Path
 
 import streamlit as st
 
+from answerlens.local_model import WIRING_MARK, wiring_check
 from answerlens.report import download as report_download
 from answerlens.trials.failures import ErrorGroup, group_errors
 from answerlens.trials.gates import GateReport
 from answerlens.trials.log import ResultKind
+from answerlens.ui.common.local_model import CAVEAT
 from answerlens.ui.common.markup import cell, esc, notice_html, outcome_cell, table_html
 from answerlens.ui.tables import filters_view
 from answerlens.ui.trials import charts as trial_charts
@@ -31,6 +33,9 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
     st.subheader("Result")
     st.html(f'<div class="al-muted" data-trial-kind="{esc(result.kind.value)}">{esc(shown.origin)} · '
             f"{esc(trial_results.KIND_LABELS[result.kind])}</div>")
+    config = result.configuration
+    if config is not None and wiring_check(config.provider, config.model):
+        st.html(f'<div data-wiring-check="true">{notice_html("warning", WIRING_MARK.capitalize(), CAVEAT)}</div>')
     if result.summary_matches is not None:
         matches = result.summary_matches
         st.html(notice_html("ok" if matches else "error", "The summary recomputed from the samples "
