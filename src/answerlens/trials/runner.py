@@ -22,6 +22,7 @@ from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import AnswerabilityConfig, EvidencePolicy
 from answerlens.errors import AnswerabilityError, TrialError
 from answerlens.evaluator import Answer, AnswerabilityEvaluator
+from answerlens.providers.engine import ProgressCallback
 from answerlens.trials import folder, limits
 from answerlens.trials.assemble import assemble, dataset_record, question_records
 from answerlens.trials.dataset import Dataset, LoadedCase
@@ -101,6 +102,7 @@ async def run_trial(
     preflight: bool = True,
     early_stop: int = EARLY_STOP,
     second_opinion: SecondOpinionSetting | None = None,
+    call_progress: ProgressCallback | None = None,
 ) -> TrialOutcome:
     """Assess every (case, repeat) not already saved — only shard ``shard`` of them when given — over
     ``endpoints`` (default: the configuration's server) with ``concurrency`` requests in flight on each; write each
@@ -111,6 +113,7 @@ async def run_trial(
     are retried. Cancelling (``cancel.set()``), ``fail_fast`` after an error, and ``early_stop`` (the first that
     many calls all fail with one kind of error; 0 never) keep finished samples and write no result; rerunning
     the same call resumes. The configuration's strict evidence policy implies a second opinion.
+    ``call_progress`` hears each model call's stages (the sample in flight: reading the prompt, tokens).
     """
     limits.check_counts(repeats=repeats, concurrency=concurrency, endpoints=max(len(endpoints), 1),
                         early_stop=early_stop)
@@ -123,7 +126,7 @@ async def run_trial(
     with RunLock(out):
         plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None)
         warnings = await check_endpoints(config, urls) if preflight and plan.todo else ()
-        run = _Run(plan, _Policy(fail_fast, early_stop, progress, cancel), second_opinion)
+        run = _Run(plan, _Policy(fail_fast, early_stop, progress, cancel, call_progress), second_opinion)
         if plan.todo:
             async with EndpointPool(config, urls, concurrency, evaluator_factory) as pool, SampleWriter() as writer:
                 await run.all(pool, writer)
@@ -173,6 +176,7 @@ class _Policy:
     early_stop: int
     progress: Callable[[Progress], None] | None
     cancel: threading.Event | None
+    calls: ProgressCallback | None = None
 
 
 class _Run:
@@ -226,10 +230,9 @@ class _Run:
         finally:
             await asyncio.gather(*list(self._pending))  # a failed write (disk full …) is raised here
 
-    @staticmethod
-    async def _ask(pool: EndpointPool, item: LoadedCase) -> tuple[Answer | None, SampleError | None]:
+    async def _ask(self, pool: EndpointPool, item: LoadedCase) -> tuple[Answer | None, SampleError | None]:
         try:
-            return await pool.ask(item.case.question, item.bundle, item.case.answer), None
+            return await pool.ask(item.case.question, item.bundle, item.case.answer, self.policy.calls), None
         except (AnswerabilityError, ValueError) as exc:
             # A failure is recorded as an error sample, never as a verdict.
             return None, SampleError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))

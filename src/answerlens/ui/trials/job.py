@@ -17,6 +17,7 @@ from pathlib import Path
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, AnswerlensError, DatasetError, TrialError, TrialLockError
+from answerlens.providers.engine import CallProgress
 from answerlens.trials import limits
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.runner import Progress, TrialOutcome, run_trial
@@ -35,6 +36,8 @@ class TrialJob:
     concurrency: int
     cancel: threading.Event = field(default_factory=threading.Event)
     progress: Progress | None = None
+    call: CallProgress | None = None
+    """The last stage a model call reported (the sample in flight), as Inspect shows it."""
     outcome: TrialOutcome | None = None
     failure: Failure | None = None
     started: float = field(default_factory=time.monotonic)
@@ -81,7 +84,7 @@ class TrialJob:
         try:
             self.outcome = asyncio.run(run_trial(
                 self.dataset, self.config, repeats=self.repeats, out=self.out, concurrency=self.concurrency,
-                progress=self._record, cancel=self.cancel))
+                progress=self._record, cancel=self.cancel, call_progress=self._record_call))
         except Exception as exc:  # noqa: BLE001 - the page must show a message, never a traceback
             self.failure = failure_for(exc)
         finally:
@@ -94,6 +97,9 @@ class TrialJob:
             self.failure = failure
             self.finished = time.monotonic()
             self._changed.notify_all()
+
+    def _record_call(self, call: CallProgress) -> None:
+        self.call = call  # read by the page's poll; one reference swap, no wait to wake
 
     def _record(self, progress: Progress) -> None:
         with self._changed:
