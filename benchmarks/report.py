@@ -13,6 +13,8 @@ TARGETS = {
     "start_s_max": 0.25,
     "scaling_100k_ms_max": 200.0,
     "scaling_growth_max": 12.0,
+    "page_warm_s_max": 2.0,
+    "page_cold_s_max": 5.0,
 }
 
 
@@ -129,7 +131,28 @@ def table(results: dict[str, Any]) -> str:
 
     if "embedded" in results:
         out += embedded_table(results["embedded"])
+    if "pages" in results:
+        out += pages_table(results["pages"])
     return "\n".join(out)
+
+
+def pages_table(pages: dict[str, Any]) -> list[str]:
+    """Seconds until each app page is interactive in headless Chromium (targets: warm <= 2 s, cold <= 5 s)."""
+    if "skipped" in pages:
+        return [f"7. Page load: skipped ({pages['skipped']})", ""]
+    out = [f"7. Page load in headless Chromium at {pages['viewport']}: seconds from navigation until the page's "
+           f"run has drawn its readiness mark; cold = the first request after `make run`, warm = median of "
+           f"{pages['warm_runs']} fresh sessions (targets: warm <= {TARGETS['page_warm_s_max']} s, cold <= "
+           f"{TARGETS['page_cold_s_max']} s); load average {pages['load_average']}", ""]
+    rows = []
+    for name, item in pages["pages"].items():
+        ok = item["warm_max_s"] <= TARGETS["page_warm_s_max"] and item["cold_s"] <= TARGETS["page_cold_s_max"]
+        rows.append([name, f"**{item['cold_s']:.2f}**", f"{item['cold_script_s'] or 0:.2f}",
+                     f"**{item['warm_median_s']:.2f}** (max {item['warm_max_s']:.2f})",
+                     f"{item['warm_script_median_s'] or 0:.2f}", verdict(ok)])
+    out += _table(["page", "cold s", "cold script run s", "warm s", "warm script run s", "target"], rows)
+    out.append("")
+    return out
 
 
 def _ratio(item: dict[str, Any]) -> str:
