@@ -1,7 +1,8 @@
 """How long each app page takes to become interactive in a real browser (headless Chromium, Playwright).
 
 For each page: a fresh ``streamlit run app.py`` (as ``make run`` starts it), the page opened once as the server's
-first request (*cold*), then opened again in new browser sessions (*warm*). The clock runs from the navigation to
+first request from a browser with an empty cache (*cold*), then opened again in new tabs of that browser, each a
+new Streamlit session (*warm*, as a reload). The clock runs from the navigation to
 the moment the page is interactive: its script run has finished (Streamlit's ``notRunning`` state) and the page's
 own readiness mark (``data-al-ready``, drawn as the script's last element) is there; a tree without the mark is
 timed on its title and the finished run. Prints one JSON object.
@@ -96,12 +97,11 @@ class Server:
         self.log.close()
 
 
-def open_page(browser: Any, url: str, title: str, expect_mark: bool) -> tuple[float, float | None]:
-    """Seconds from navigation until the page is interactive, in a fresh browser session at 1280x900, and the
-    seconds the server's script runs took (from the first ``running`` state to the last ``notRunning``)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def open_page(context: Any, url: str, title: str, expect_mark: bool) -> tuple[float, float | None]:
+    """Seconds from navigation until the page is interactive, in a new tab (a new Streamlit session) of the
+    browser ``context``, and the seconds the app reported a script run (first ``running`` to last ``notRunning``)."""
+    page = context.new_page()
     try:
-        page = context.new_page()
         page.add_init_script(WATCH_JS + ("window.__alExpectMark = true;" if expect_mark else ""))
         started = time.perf_counter()
         page.goto(url, wait_until="commit")
@@ -112,7 +112,7 @@ def open_page(browser: Any, url: str, title: str, expect_mark: bool) -> tuple[fl
         script = page.evaluate("() => window.__alScript")
         return seconds, script
     finally:
-        context.close()
+        page.close()
 
 
 def measure(root: Path, warm: int, expect_mark: bool) -> dict[str, Any]:
@@ -128,8 +128,14 @@ def measure(root: Path, warm: int, expect_mark: bool) -> dict[str, Any]:
                 server = Server(root, data)
                 try:
                     url = f"{server.url}/{path}"
-                    cold, cold_script = open_page(browser, url, title, expect_mark)
-                    runs = [open_page(browser, url, title, expect_mark) for _ in range(warm)]
+                    # Cold: the server's first request, from a browser with nothing cached. Warm: the same page
+                    # opened again in new tabs of that browser (its static files cached, as on a reload).
+                    context = browser.new_context(viewport={"width": 1280, "height": 900})
+                    try:
+                        cold, cold_script = open_page(context, url, title, expect_mark)
+                        runs = [open_page(context, url, title, expect_mark) for _ in range(warm)]
+                    finally:
+                        context.close()
                 finally:
                     server.stop()
                 warms = [seconds for seconds, _ in runs]
