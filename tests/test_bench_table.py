@@ -35,3 +35,17 @@ def test_a_reply_row_is_compared_with_the_reply_and_a_skipped_model_is_named() -
     assert report.embedded_table({"skipped": "no runtime"}) == ["6. Embedded model: skipped (no runtime)", ""]
     bundle = {key: value for key, value in row.items() if key != "input_bytes"} | {"bundle_bytes": 6 * 2**20}
     assert report._ratio(bundle) == "2.0×"
+
+
+def test_the_page_load_section_prints_each_page_against_its_targets() -> None:
+    report = _report_module()
+    pages = {"viewport": "1280x900", "warm_runs": 5, "load_average": "0.5 0.4 0.3", "pages": {
+        "inspect": {"cold_s": 2.4, "cold_script_s": 1.4, "warm_median_s": 1.2, "warm_max_s": 1.4,
+                    "warm_script_median_s": 0.5},
+        "trials": {"cold_s": 5.9, "cold_script_s": 4.0, "warm_median_s": 2.6, "warm_max_s": 3.6,
+                   "warm_script_median_s": 1.3}}}
+    text = "\n".join(report.pages_table(pages))
+    assert text.startswith("7. Page load in headless Chromium at 1280x900")
+    inspect, trials = [line for line in text.splitlines() if line.startswith(("| inspect", "| trials"))]
+    assert inspect.endswith("| ok |") and trials.endswith("| MISSED |")
+    assert report.pages_table({"skipped": "no Chromium"}) == ["7. Page load: skipped (no Chromium)", ""]
