@@ -141,27 +141,44 @@ def wait_ready(page: Any, name: str | None = None, *, after: int = 0) -> None:
 
 
 def settle(page: Any) -> None:
-    """Wait until Streamlit has finished the rerun an interaction just asked for: two animation frames let the
-    app show that a rerun was requested (it does so as it sends the request), then wait for it to end."""
-    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    """Wait until the app reports no script run, after a grace for the server to start the rerun an interaction
+    asked for (the app shows a run only once the server starts it). Where the interaction reruns the page, prefer
+    ``rerun``, which waits for that very run."""
+    page.wait_for_timeout(150)
     page.locator(READY).wait_for(timeout=TIMEOUT)
+
+
+def rerun(page: Any, action: Any) -> None:
+    """Do ``action`` (a click, a choice) and wait for the page run it causes to draw its readiness mark."""
+    before = runs(page)
+    action()
+    wait_ready(page, after=before)
 
 
 def choose(page: Any, label: str, option: str) -> None:
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
+    chosen = option in box.inner_text(timeout=TIMEOUT)
     box.click()
-    page.get_by_role("option", name=re.compile(re.escape(option))).first.click()
-    settle(page)
+    choice = page.get_by_role("option", name=re.compile(re.escape(option))).first
+    if chosen:  # choosing it again reruns nothing
+        choice.click()
+        settle(page)
+        return
+    rerun(page, choice.click)
 
 
 def radio(page: Any, group: str, option: str) -> None:
-    page.locator('[data-testid="stRadio"]').filter(has_text=group).get_by_text(option, exact=True).click()
-    settle(page)
+    target = page.locator('[data-testid="stRadio"]').filter(has_text=group).get_by_text(option, exact=True)
+    if target.locator("xpath=ancestor::label//input").first.is_checked():
+        return  # already chosen: nothing reruns
+    rerun(page, target.click)
 
 
 def source_kind(page: Any, option: str) -> None:
-    page.locator('[data-testid="stMain"] [data-testid="stRadio"]').first.get_by_text(option, exact=True).click()
-    settle(page)
+    target = page.locator('[data-testid="stMain"] [data-testid="stRadio"]').first.get_by_text(option, exact=True)
+    if target.locator("xpath=ancestor::label//input").first.is_checked():
+        return
+    rerun(page, target.click)
 
 
 def style(page: Any, selector: str, prop: str) -> str:
