@@ -157,10 +157,9 @@ def rerun(page: Any, action: Any) -> None:
 
 def choose(page: Any, label: str, option: str) -> None:
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
-    chosen = option in box.inner_text(timeout=TIMEOUT)
     box.click()
     choice = page.get_by_role("option", name=re.compile(re.escape(option))).first
-    if chosen:  # choosing it again reruns nothing
+    if choice.get_attribute("aria-selected", timeout=TIMEOUT) == "true":  # choosing it again reruns nothing
         choice.click()
         settle(page)
         return
