@@ -16,6 +16,8 @@ TARGETS = {
     "scaling_growth_max": 12.0,
     "tracing_added_ms_max": 0.2,
     "sweep_overhead_fraction_max": 0.05,
+    "page_warm_s_max": 2.0,
+    "page_cold_s_max": 5.0,
 }
 
 
@@ -136,6 +138,8 @@ def table(results: dict[str, Any]) -> str:
         out += embedded_table(results["embedded"])
     if "tracing" in results:
         out += tracing_table(results["tracing"])
+    if "pages" in results:
+        out += pages_table(results["pages"])
     return "\n".join(out)
 
 
@@ -156,6 +160,25 @@ def tracing_table(tracing: dict[str, Any]) -> list[str]:
     imported = ", ".join(tracing["otel_modules_imported"]) or "none"
     out += ["", f"Tracing off: OpenTelemetry modules imported by `answerlens assess`: {imported}; "
             f"answerlens.tracing's own import: {tracing['tracing_import_us'] / 1000:.1f} ms", ""]
+    return out
+
+
+def pages_table(pages: dict[str, Any]) -> list[str]:
+    """Seconds until each app page is interactive in headless Chromium (targets: warm <= 2 s, cold <= 5 s)."""
+    if "skipped" in pages:
+        return [f"8. Page load: skipped ({pages['skipped']})", ""]
+    out = [f"8. Page load in headless Chromium at {pages['viewport']}: seconds from navigation until the page's "
+           f"run has drawn its readiness mark; cold = the first request after `make run`, warm = median of "
+           f"{pages['warm_runs']} fresh sessions (targets: warm <= {TARGETS['page_warm_s_max']} s, cold <= "
+           f"{TARGETS['page_cold_s_max']} s); load average {pages['load_average']}", ""]
+    rows = []
+    for name, item in pages["pages"].items():
+        ok = item["warm_max_s"] <= TARGETS["page_warm_s_max"] and item["cold_s"] <= TARGETS["page_cold_s_max"]
+        rows.append([name, f"**{item['cold_s']:.2f}**", f"{item['cold_script_s'] or 0:.2f}",
+                     f"**{item['warm_median_s']:.2f}** (max {item['warm_max_s']:.2f})",
+                     f"{item['warm_script_median_s'] or 0:.2f}", verdict(ok)])
+    out += _table(["page", "cold s", "cold script run s", "warm s", "warm script run s", "target"], rows)
+    out.append("")
     return out
 
 

@@ -391,6 +391,18 @@ def _cli_assess(env: dict[str, str], rounds: int) -> float:
     return statistics.median(times)
 
 
+# --- 7. page load in a real browser ------------------------------------------------------------------------
+
+
+def bench_pages(warm: int) -> dict[str, Any]:
+    """``pages.py`` in its own process: every app page opened cold and warm in headless Chromium."""
+    if not Path("/usr/bin/chromium").exists():
+        return {"skipped": "no Chromium at /usr/bin/chromium (make chromium)"}
+    completed = subprocess.run([sys.executable, str(HERE / "pages.py"), "--warm", str(warm)], check=True,
+                               capture_output=True, text=True, cwd=HERE)
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
 # --- the run -----------------------------------------------------------------------------------------------
 
 
@@ -406,14 +418,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", action="append",
                         choices=("overhead", "throughput", "trial_cli", "start", "scaling", "memory", "sweep",
-                                 "claims", "embedded", "tracing"),
+                                 "claims", "embedded", "tracing", "pages"),
                         help="run only these benchmarks (repeatable); results then go to the temp directory")
     parser.add_argument("--quick", action="store_true", help="fewer rounds and runs, to check the harness")
     parser.add_argument("--out", type=Path, help="write the results here instead (default results/latest.json; "
                         "partial and quick runs go to the temp directory)")
     args = parser.parse_args()
     chosen = args.only or ["overhead", "throughput", "trial_cli", "start", "scaling", "memory", "sweep", "claims",
-                           "embedded", "tracing"]
+                           "embedded", "tracing", "pages"]
     # Measured as installed code runs: with bytecode cached (an environment that turns caching off would
     # recompile every module at each start, some 0.2 s), compiled once before anything is timed.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -458,6 +470,9 @@ def main() -> None:
         if "tracing" in chosen:
             print("+ tracing on vs off (OTLP to a local collector) …", file=sys.stderr, flush=True)
             results["tracing"] = bench_tracing(2 if args.quick else 6, 100 if args.quick else 300)
+        if "pages" in chosen:
+            print("+ page load in headless Chromium (cold and warm) …", file=sys.stderr, flush=True)
+            results["pages"] = bench_pages(2 if args.quick else 5)
     results["machine"]["load_after"] = load_average()
     source = results.get("overhead", {}).get("workers", {}).get("answerlens", {}).get("source")
     if source and Path(source).is_relative_to(HERE.parent):

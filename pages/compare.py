@@ -7,6 +7,7 @@ import streamlit as st
 
 from answerlens.ui.common import history_view, sources
 from answerlens.ui.common.navigation_view import ensure_app_navigation
+from answerlens.ui.common.ready_view import mark
 from answerlens.ui.compare import view as compare_view
 from answerlens.ui.compare.opinions import opinion_diff, side
 from answerlens.ui.compare.viewmodel import compare
@@ -29,6 +30,7 @@ history_view.notice()  # the run history's failure, if any: once for both sides
 
 if a is None or b is None:
     st.info("Choose two assessments: runs from the Inspect page's history, the shipped example, or files.")
+    mark("compare")
     st.stop()
 
 (name_a, data_a, question_a), (name_b, data_b, question_b) = a, b
@@ -46,3 +48,4 @@ compare_view.requirements("compare", comparison)
 compare_view.second_opinion("compare", opinion_diff(side_a, side_b, comparison))
 st.subheader("Fields and hashes")
 compare_view.fields(comparison)
+mark("compare")

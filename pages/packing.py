@@ -8,6 +8,7 @@ import streamlit as st
 from answerlens.ui.common import history_view
 from answerlens.ui.common import source_view as source_picker
 from answerlens.ui.common.navigation_view import ensure_app_navigation
+from answerlens.ui.common.ready_view import mark
 from answerlens.ui.packing import sweep_view
 from answerlens.ui.packing import view as packing_view
 from answerlens.ui.packing import viewmodel as packing
@@ -36,3 +37,4 @@ if source is not None:
         packing_view.matrix(renderings, reply)
 
 sweep_view.section("packing", source, APP_ROOT / "sample_bundles" / "sweeps")
+mark("packing")

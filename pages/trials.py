@@ -8,6 +8,7 @@ import streamlit as st
 from answerlens.ui.common import endpoint_view as endpoint
 from answerlens.ui.common import sources
 from answerlens.ui.common.navigation_view import ensure_app_navigation
+from answerlens.ui.common.ready_view import mark
 from answerlens.ui.trials import report_view as trial_report_view
 from answerlens.ui.trials import run_view as trial_view
 
@@ -36,3 +37,4 @@ elif mode == "Open a result":
 shown = trial_view.example(samples_dir, APP_ROOT) if mode == "Example result" else st.session_state.get("trials.shown")
 if shown is not None:
     trial_report_view.show("trials", shown, samples_dir, CWD)
+mark("trials")

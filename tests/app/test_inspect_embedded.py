@@ -18,7 +18,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from answerlens import local_model
-from answerlens.local_model import LocalServer
+from answerlens.local_model import WIRING_MARK, LocalServer
+from answerlens.report import download as report_download
 from answerlens.ui.common.local_model_view import host
 from answerlens.ui.inspect.job import AssessJob
 from tests.app.conftest import assert_clean, choose_sample, html, notices, settle, start, verdicts
@@ -120,6 +121,11 @@ def test_a_streamed_run_ends_with_its_verdict_in_the_history(embedded: ScriptedS
     settle(at)
     assert verdicts(at) and stage(at) is None
     assert "live model: llamacpp smollm2" in html(at)
+    # The bundled model's verdict carries the wiring-check mark on the page and in the exported report.
+    verdict = re.search(r'<div class="al-verdict.*?</div></div>', html(at), flags=re.S)
+    assert verdict is not None and WIRING_MARK in verdict.group(0)
+    report = next(b for b in at.get("download_button") if b.proto.label == report_download.LABEL)
+    assert report is not None
     body = embedded.requests_to(CHAT)[0].json
     assert body["stream"] is True and body["response_format"]["json_schema"]["schema"]["properties"][
         "requirements"]["maxItems"] == 3

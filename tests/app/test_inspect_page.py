@@ -172,6 +172,7 @@ def _ollama(server: ScriptedServer, models: list[str]) -> None:
 
 
 def _live(at, server: ScriptedServer, model: str | None = None) -> None:
+    at.radio(key="inspect.provider").set_value("Ollama").run()  # a fresh page with no server opens on the recording
     at.text_input(key="inspect.base_url.ollama").set_value(server.base_url).run()
     if model is not None:
         at.selectbox(key="inspect.model.ollama").set_value(model).run()
@@ -205,6 +206,7 @@ def test_missing_model_is_flagged_before_assessing(scripted_server: ScriptedServ
 
 def test_unreachable_server_says_how_to_start_one_and_offers_the_recording() -> None:
     at = start()
+    at.radio(key="inspect.provider").set_value("Ollama").run()
     at.text_input(key="inspect.base_url.ollama").set_value(f"http://127.0.0.1:{closed_port()}/v1").run()
     (message,) = notices(at.sidebar, "error")
     assert "ollama serve" in message
@@ -245,6 +247,7 @@ def test_the_api_key_never_reaches_the_page(scripted_server: ScriptedServer) -> 
     scripted_server.script("/api/chat", ollama_chat(json.dumps(sample.recorded_reply)))
     at = start()
     choose_sample(at, "answerable_billing_database")
+    at.radio(key="inspect.provider").set_value("Ollama").run()
     at.text_input(key="inspect.api_key.ollama").set_value(secret).run()
     _live(at, scripted_server)
     assess(at)
@@ -296,6 +299,7 @@ def test_prmes_prompt_can_be_chosen_in_the_endpoint_panel(scripted_server: Scrip
     scripted_server.script("/api/chat", ollama_chat(json.dumps(sample.recorded_reply)))
     at = start()
     choose_sample(at, "answerable_billing_database")
+    at.radio(key="inspect.provider").set_value("Ollama").run()
     assert at.radio(key="inspect.prompt").value == "answerlens (default)"
     at.radio(key="inspect.prompt").set_value("PRME 0.15 (verbatim)").run()
     _live(at, scripted_server)

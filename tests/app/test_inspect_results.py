@@ -223,6 +223,7 @@ def test_the_ollama_remedy_shows_its_command_as_code_not_backticks() -> None:
     from tests.scripted_server import closed_port
 
     at = start()
+    at.radio(key="inspect.provider").set_value("Ollama").run()
     at.text_input(key="inspect.base_url.ollama").set_value(f"http://127.0.0.1:{closed_port()}/v1").run()
     sidebar = html(at.sidebar)
     assert "<code>ollama serve</code>" in sidebar and "`ollama" not in sidebar

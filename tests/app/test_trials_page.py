@@ -273,6 +273,8 @@ def test_cancel_keeps_finished_samples_and_run_again_resumes(held_server: Oracle
     run_trial(at, out, repeats=1, concurrency=1, until=2)
     assert re.findall(r'data-trial-progress="2/33"', html(at))
     assert held_server.wait_held(1)
+    at.run()  # the sample in flight shows its stage, as Inspect does
+    assert 'data-call-stage="sent"' in html(at) and "now: waiting for the server" in html(at)
     at.button(key="trials.cancel").click().run()
     assert "cancelling" in html(at)
     held_server.release.set()

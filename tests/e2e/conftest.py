@@ -18,8 +18,11 @@ import pytest
 
 from tests.paths import REPO
 
-TIMEOUT = 20_000
-"""Milliseconds to wait for an element after an interaction."""
+TIMEOUT = 120_000
+"""Milliseconds to wait, at most, for an element or a finished run: a ceiling for a busy machine, never a pace
+(every wait ends as soon as the page says it is ready)."""
+READY = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+"""Streamlit's own mark that no script run is in progress."""
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -110,8 +113,7 @@ def page(browser: Any, app_url: str) -> Iterator[Any]:
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(app_url)
-    page.get_by_role("heading", name="Inspect").wait_for(timeout=TIMEOUT)
-    page.locator('[data-testid="stSelectbox"]').first.wait_for(timeout=TIMEOUT)
+    wait_ready(page, "inspect")
     yield page
     try:
         assert page.locator('[data-testid="stException"]').count() == 0
@@ -121,27 +123,61 @@ def page(browser: Any, app_url: str) -> Iterator[Any]:
         context.close()
 
 
+def runs(page: Any) -> int:
+    """How many runs this browser session's page has drawn to the end (its ``data-al-run`` mark; 0: none yet)."""
+    value = page.evaluate("() => Math.max(0, ...[...document.querySelectorAll('[data-al-run]')]"
+                          ".map(e => Number(e.dataset.alRun)))")
+    return int(value)
+
+
+def wait_ready(page: Any, name: str | None = None, *, after: int = 0) -> None:
+    """Wait until a run later than ``after`` has drawn the page's readiness mark (of page ``name`` when given) and
+    no run is in progress."""
+    selector = f'[data-al-ready="{name}"]' if name else "[data-al-ready]"
+    page.wait_for_function(
+        """([selector, after, ready]) => [...document.querySelectorAll(selector)]
+             .some(e => Number(e.dataset.alRun) > after) && document.querySelector(ready) !== null""",
+        arg=[selector, after, READY], polling=50, timeout=TIMEOUT)
+
+
 def settle(page: Any) -> None:
-    """Wait until Streamlit has finished the rerun an interaction just asked for."""
+    """Wait until the app reports no script run, after a grace for the server to start the rerun an interaction
+    asked for (the app shows a run only once the server starts it). Where the interaction reruns the page, prefer
+    ``rerun``, which waits for that very run."""
     page.wait_for_timeout(150)
-    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=TIMEOUT)
+    page.locator(READY).wait_for(timeout=TIMEOUT)
+
+
+def rerun(page: Any, action: Any) -> None:
+    """Do ``action`` (a click, a choice) and wait for the page run it causes to draw its readiness mark."""
+    before = runs(page)
+    action()
+    wait_ready(page, after=before)
 
 
 def choose(page: Any, label: str, option: str) -> None:
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
     box.click()
-    page.get_by_role("option", name=re.compile(re.escape(option))).first.click()
-    settle(page)
+    choice = page.get_by_role("option", name=re.compile(re.escape(option))).first
+    if choice.get_attribute("aria-selected", timeout=TIMEOUT) == "true":  # choosing it again reruns nothing
+        choice.click()
+        settle(page)
+        return
+    rerun(page, choice.click)
 
 
 def radio(page: Any, group: str, option: str) -> None:
-    page.locator('[data-testid="stRadio"]').filter(has_text=group).get_by_text(option, exact=True).click()
-    settle(page)
+    target = page.locator('[data-testid="stRadio"]').filter(has_text=group).get_by_text(option, exact=True)
+    if target.locator("xpath=ancestor::label//input").first.is_checked():
+        return  # already chosen: nothing reruns
+    rerun(page, target.click)
 
 
 def source_kind(page: Any, option: str) -> None:
-    page.locator('[data-testid="stMain"] [data-testid="stRadio"]').first.get_by_text(option, exact=True).click()
-    settle(page)
+    target = page.locator('[data-testid="stMain"] [data-testid="stRadio"]').first.get_by_text(option, exact=True)
+    if target.locator("xpath=ancestor::label//input").first.is_checked():
+        return
+    rerun(page, target.click)
 
 
 def style(page: Any, selector: str, prop: str) -> str:

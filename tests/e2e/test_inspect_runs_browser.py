@@ -74,12 +74,12 @@ def test_a_run_survives_a_reload_and_a_server_restart_and_opens_from_its_link(br
     with streamlit_server(tmp_path / "second.log", data_dir=data) as url:
         page = browser.new_page()
         page.goto(f"{url}/?run={evaluation_id}")
-        page.locator('[data-verdict="conflicting"]').wait_for(timeout=30_000)
+        page.locator('[data-verdict="conflicting"]').wait_for(timeout=TIMEOUT)
         settle(page)
         assert page.locator('[data-hash="evaluation_id"]').inner_text() == evaluation_id
         assert page.locator("[data-verdict]").get_attribute("data-stale") == "false"
         page.goto(f"{url}/?run={'0' * 64}")
-        page.get_by_text("No stored run has this link").wait_for(timeout=30_000)
+        page.get_by_text("No stored run has this link").wait_for(timeout=TIMEOUT)
         assert page.locator("[data-verdict]").count() == 0
         assert page.locator('[data-testid="stException"]').count() == 0
         page.close()
@@ -129,7 +129,7 @@ def raw_controls(page: Any) -> list[str]:
 
 def test_hostile_text_is_inert_and_shows_no_raw_control_on_inspect_and_packing(page: Any) -> None:
     source_kind(page, "Upload a file")
-    page.locator('input[type="file"]').first.set_input_files(
+    page.locator('[data-testid="stMain"] input[type="file"]').first.set_input_files(
         files=[{"name": "hostile.json", "mimeType": "application/json", "buffer": hostile_sample()}])
     page.get_by_role("button", name="Assess", exact=True).wait_for(timeout=TIMEOUT)
     settle(page)
@@ -144,7 +144,7 @@ def test_hostile_text_is_inert_and_shows_no_raw_control_on_inspect_and_packing(p
     page.get_by_role("heading", name="Packing").wait_for(timeout=TIMEOUT)
     settle(page)
     source_kind(page, "Upload a file")
-    page.locator('input[type="file"]').first.set_input_files(
+    page.locator('[data-testid="stMain"] input[type="file"]').first.set_input_files(
         files=[{"name": "hostile.json", "mimeType": "application/json", "buffer": hostile_sample()}])
     page.locator("[data-counts]").first.wait_for(timeout=TIMEOUT)
     settle(page)
@@ -168,7 +168,7 @@ def test_hostile_assessment_shows_no_raw_control_on_compare(page: Any, tmp_path:
             group.get_by_text("Upload a file", exact=True).click()
             settle(page)
     for index in range(2):
-        page.locator('input[type="file"]').nth(index).set_input_files(
+        page.locator('[data-testid="stMain"] input[type="file"]').nth(index).set_input_files(
             files=[{"name": f"{index}.json", "mimeType": "application/json", "buffer": body}])
         settle(page)
     page.locator("[data-same-inputs]").wait_for(timeout=TIMEOUT)
@@ -189,7 +189,7 @@ def test_hostile_trial_result_shows_no_raw_control_on_trials(page: Any) -> None:
     settle(page)
     page.get_by_text("Open a result", exact=True).click()
     settle(page)
-    page.locator('input[type="file"]').first.set_input_files(
+    page.locator('[data-testid="stMain"] input[type="file"]').first.set_input_files(
         files=[{"name": "trial.json", "mimeType": "application/json", "buffer": json.dumps(data).encode()}])
     page.locator("[data-trial-kind]").wait_for(timeout=TIMEOUT)
     settle(page)

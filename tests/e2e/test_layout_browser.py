@@ -140,7 +140,7 @@ def test_trial_statistics_labels_wrap_instead_of_being_cut(browser: Any, app_url
         settle(page)
         page.get_by_text("Open a result", exact=True).click()
         settle(page)
-        page.locator('input[type="file"]').first.set_input_files(
+        page.locator('[data-testid="stMain"] input[type="file"]').first.set_input_files(
             str(PRME / "trials" / "beam-100k-answerability-dev-v2-results.json"))
         page.locator('[data-testid="stMetricLabel"]').first.wait_for(timeout=TIMEOUT)
         settle(page)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import settle, streamlit_server
+from tests.e2e.conftest import TIMEOUT, settle, streamlit_server
 
 pytestmark = pytest.mark.e2e
 
@@ -23,7 +23,7 @@ def test_deep_link_on_a_fresh_server_keeps_the_app_navigation(browser: Any, tmp_
         try:
             page.goto(f"{url}/{path}")
             for _ in ("first request", "reload"):
-                page.get_by_role("heading", name=title).wait_for(timeout=30_000)
+                page.get_by_role("heading", name=title).wait_for(timeout=TIMEOUT)
                 settle(page)
                 assert page.url == f"{url}/{path}"
                 nav = page.locator('[data-testid="stSidebarNav"]').inner_text()

@@ -97,7 +97,7 @@ def test_html_escapes_hostile_text_and_carries_the_data_attributes() -> None:
     token = (3, 5)
     html = context_html(context, highlight(context, [[accepted("m1", token, (0, len(context)))]]))
     assert "<img" not in html and "<script>alert" not in html
-    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html.replace("<wbr>", "")
     assert re.search(r'<mark [^>]*data-citation="accepted" data-requirement="0" data-ref="m1"', html)
     assert f"background-color:{colour(0)}" in html and f"background-color:{tint(0)}" in html
 

@@ -14,7 +14,7 @@ ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "header", "section", "div", "h1", "h2", "h3", "p",
     "span", "mark", "a", "i", "strong", "em", "code", "pre", "br", "ul", "li", "table", "thead", "tbody", "tr", "th",
     "td", "details", "summary", "fieldset", "legend", "label", "input", "figure", "figcaption", "svg", "rect",
-    "line", "text", "script",
+    "line", "text", "script", "wbr",
 }
 _IN_PAGE = re.compile(r"#al-(line|req)-\d+")
 """The one kind of link a report holds: a jump within the page (a citation chip to its context line, and back)."""

@@ -19,6 +19,7 @@ from answerlens.html import palette
 from answerlens.html.escape import esc
 from answerlens.html.highlight import Highlight, Mark
 from answerlens.html.provenance import is_recorded
+from answerlens.html.wrap import breakable
 
 PALETTE: tuple[tuple[str, str], ...] = tuple(
     (f"var(--al-r{index})", f"var(--al-t{index})") for index in range(len(palette.IDENTITY))
@@ -119,7 +120,9 @@ def requirement_dot(requirement: int) -> str:
 
 
 def _segment(text: str, marks: Sequence[Mark]) -> str:
-    body = esc(text)
+    if not marks:
+        return breakable(text, esc)
+    body = esc(text)  # a citation label stays whole (``.al-cite`` does not wrap)
     for mark in reversed(marks):  # marks are outermost first; wrap from the inside out
         body = _mark_open(mark) + body + "</mark>"
     return body

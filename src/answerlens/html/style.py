@@ -16,8 +16,8 @@ STYLESHEET = ":root{" + palette.css_variables() + """}
   user-select:none;-webkit-user-select:none;text-align:right}
 .al-dot{display:inline-block;min-width:1.3em;border-radius:3px;color:var(--al-text);text-align:center;
   font-size:0.7rem;font-weight:700}
-.al-tx{flex:1;white-space:pre-wrap;overflow-wrap:anywhere;padding-right:8px}
-.al-cite{color:var(--al-text);border-radius:3px;padding:0 1px}
+.al-tx{flex:1;white-space:pre-wrap;overflow-wrap:normal;word-break:normal;padding-right:8px}
+.al-cite{color:var(--al-text);border-radius:3px;padding:0 1px;white-space:nowrap}
 .al-cite.al-discarded{background:transparent;outline:1.5px dashed var(--al-discarded);outline-offset:1px}
 .al-cite.al-uncounted{background:transparent}
 .al-cite.al-flagged{outline:2px solid var(--al-flagged);outline-offset:1px;

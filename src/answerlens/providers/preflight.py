@@ -15,9 +15,11 @@ import httpx
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
 from answerlens.prompts import prompt_for
+from answerlens.providers import request_size
 from answerlens.providers.failures import Failures, failures_for
 from answerlens.providers.http import as_int, auth_headers, json_body, make_client, ollama_root, send
 from answerlens.providers.kinds import Wire, provider_kind
+from answerlens.providers.request_size import Request, RequestSize
 
 CHARS_PER_TOKEN = 4.2
 """A rough, model-independent ratio for estimating tokens from characters (preflight only)."""
@@ -47,6 +49,9 @@ class Preflight:
     problem_kind: str | None = None
     """What ``problem`` is, as a code: an ``AnswerabilityError`` kind (``connection_refused``, ``unauthorized`` …),
     ``model_not_found`` or ``context_too_long``."""
+    request_size: RequestSize | None = None
+    """The request counted by the model's own tokenizer (a llama.cpp server, given the request); ``fits`` then
+    compares its total, not the estimate."""
 
 
 async def _get(client: httpx.AsyncClient, url: str, headers: dict[str, str], failures: Failures,
@@ -97,13 +102,17 @@ def _has_model(models: list[str], model: str) -> bool:
 
 
 async def preflight(
-    config: AnswerabilityConfig, *, context_chars: int | None = None, timeout: float = 3.0
+    config: AnswerabilityConfig, *, context_chars: int | None = None, timeout: float = 3.0,
+    request: Request | None = None,
 ) -> Preflight:
     """Ask the configured server what it is, which models it has and how large a context it takes.
 
     Never raises for an unreachable or refusing server: the returned ``problem`` says what went wrong and
-    what to do. Optional facts the server does not tell (version, context window) are None.
+    what to do. Optional facts the server does not tell (version, context window) are None. Given the
+    ``request``, a llama.cpp server counts it with the model's tokenizer (``request_size``).
     """
+    if request is not None and context_chars is None:
+        context_chars = len(request.context)
     estimate = math.ceil(context_chars / CHARS_PER_TOKEN) if context_chars is not None else None
     kind = provider_kind(config.provider)
     if kind.wire == Wire.RECORDED:
@@ -120,12 +129,17 @@ async def preflight(
         # A llama.cpp server answers with the one model it loaded, whatever name is asked for.
         listed = models and kind.lists_models
         found = _has_model(models, config.model) if listed or kind.wire == Wire.OLLAMA else None
+        size = None
         if kind.wire == Wire.OLLAMA:
             server, window = await _ollama_facts(client, config, failures, found is True)
         else:
             server, window = await _openai_facts(client, config, failures)
+            if request is not None and server.startswith("llama.cpp"):
+                size = await request_size.count(client, config, failures, request)
     fits = None
-    if estimate is not None and window is not None:
+    if size is not None and window is not None:
+        fits = size.total <= window
+    elif estimate is not None and window is not None:
         reserve = config.max_tokens or REPLY_RESERVE_TOKENS
         fits = estimate + math.ceil(len(prompt_for(config.prompt).system) / CHARS_PER_TOKEN) + reserve <= window
     problem = kind_of_problem = None
@@ -139,11 +153,13 @@ async def preflight(
         kind_of_problem = "context_too_long"
         larger = {"ollama": "num_ctx", "llamacpp": "the server's context (`answerlens serve-model --ctx N`)"}.get(
             config.provider, "the server's context window")
-        problem = (f"the context (about {estimate} tokens, plus the prompt and room for the reply) does not "
-                   f"fit the context window of {window} tokens — raise {larger}, or pack a smaller bundle")
+        what = (f"the request ({size.describe()})" if size is not None else
+                f"the context (about {estimate} tokens, plus the prompt and room for the reply)")
+        problem = (f"{what} does not fit the context window of {window} tokens — raise {larger}, or pack a "
+                   "smaller bundle")
     return Preflight(reachable=True, server=server, models=tuple(models), model_found=found,
                      context_window=window, context_tokens_estimate=estimate, fits=fits, problem=problem,
-                     problem_kind=kind_of_problem)
+                     problem_kind=kind_of_problem, request_size=size)
 
 
 async def _optional(client: httpx.AsyncClient, url: str, config: AnswerabilityConfig, failures: Failures,

@@ -34,6 +34,7 @@ from answerlens.html.markup import (
 from answerlens.html.opinion import FLAG_SAMPLE
 from answerlens.html.provenance import source_label
 from answerlens.html.requirements import requirements_html
+from answerlens.local_model import WIRING_MARK, wiring_check
 from answerlens.report import opinion as opinion_part
 from answerlens.report.embedded import AssessmentData
 from answerlens.report.page import header, heading, muted, section
@@ -118,9 +119,10 @@ def _verdict(shown: Shown) -> str:
                   f"({a.recommended_action.value.replace('_', ' ')})")
         note = f"{note} · {strict}" if note else strict
     rows = requirement_rows(a.requirements, shown.data.context)
+    marks = [WIRING_MARK] if wiring_check(a.provider, a.model) else []
     return section(
         "verdict", "Verdict",
-        verdict_html(shown.verdict, shown.action, source=label, note=note),
+        verdict_html(shown.verdict, shown.action, source=label, note=note, marks=marks),
         heading("Why"), paragraph_html(why(a, shown.opinion)),
         heading("Requirements"), requirements_html(rows),
         _focus(len(rows)),

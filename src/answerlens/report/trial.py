@@ -13,6 +13,7 @@ from answerlens.html import trial_rows as trial_view
 from answerlens.html.escape import esc
 from answerlens.html.markup import cell, notice_html, outcome_cell, table_html
 from answerlens.html.trial_rows import QuestionRow
+from answerlens.local_model import WIRING_MARK, wiring_check
 from answerlens.report.page import cards, header, key_values, muted, section
 from answerlens.trials.result import TrialResult
 
@@ -46,8 +47,12 @@ def _header(result: TrialResult, source: str | None, generator: str) -> str:
         ids.append(("configuration_sha256", result.configuration_sha256))
     if result.dataset_sha256:
         ids.append(("dataset_sha256", result.dataset_sha256))
-    return header("answerlens report: trial", f"{trial_view.KIND_LABELS[result.kind]}, made with {generator}{origin}.",
-                  ids, "This file carries the whole result (every sample with its assessment) as data. Checking "
+    config = result.configuration
+    wiring = f" {WIRING_MARK.capitalize()}." if config is not None and wiring_check(config.provider, config.model) \
+        else ""
+    made = f"{trial_view.KIND_LABELS[result.kind]}, made with {generator}{origin}.{wiring}"
+    return header("answerlens report: trial", made, ids,
+                  "This file carries the whole result (every sample with its assessment) as data. Checking "
                   "the file verifies every assessment, recomputes the summary and the gates from the samples, "
                   "and confirms that this page is exactly what they render to:")
 

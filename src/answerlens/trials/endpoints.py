@@ -19,6 +19,7 @@ from typing import Any
 from answerlens.config import AnswerabilityConfig, refuse_userinfo
 from answerlens.errors import AnswerabilityError, TrialError
 from answerlens.evaluator import Answer, AnswerabilityEvaluator
+from answerlens.providers.engine import ProgressCallback
 
 EvaluatorFactory = Callable[..., AnswerabilityEvaluator]
 """Called as ``factory(config, base_url=URL or None, connections=N)``; ``AnswerabilityEvaluator`` by default."""
@@ -66,14 +67,15 @@ class EndpointPool:
         for endpoint in self.endpoints:
             await endpoint.evaluator.aclose()
 
-    async def ask(self, question: str, bundle: Any, answer: str | None) -> Answer:
+    async def ask(self, question: str, bundle: Any, answer: str | None,
+                  progress: ProgressCallback | None = None) -> Answer:
         """One model call on a free replica (derive the answer later); a transport failure is tried on each
-        other replica once."""
+        other replica once. ``progress`` hears the call's stages (sent, reading the prompt, generating)."""
         tried: set[str] = set()
         while True:
             endpoint = await self._acquire(tried)
             try:
-                return await endpoint.evaluator.ask(question, bundle, answer=answer)
+                return await endpoint.evaluator.ask(question, bundle, answer=answer, progress=progress)
             except AnswerabilityError as exc:
                 if exc.kind not in FAILOVER_KINDS or len(tried) + 1 >= len(self.endpoints):
                     raise

@@ -23,6 +23,7 @@ from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import AnswerabilityConfig, EvidencePolicy
 from answerlens.errors import AnswerabilityError, TrialError
 from answerlens.evaluator import Answer, AnswerabilityEvaluator
+from answerlens.providers.engine import ProgressCallback
 from answerlens.trials import folder, limits
 from answerlens.trials.dataset import Dataset, LoadedCase
 from answerlens.trials.endpoints import EndpointPool, EvaluatorFactory, normalise_endpoints
@@ -113,6 +114,7 @@ async def run_trial(
     early_stop: int = EARLY_STOP,
     second_opinion: SecondOpinionSetting | None = None,
     layout: RunLayout | None = None,
+    call_progress: ProgressCallback | None = None,
 ) -> TrialOutcome:
     """Assess every (case, repeat) not already saved — only shard ``shard`` of them when given — over
     ``endpoints`` (default: the configuration's server) with ``concurrency`` requests in flight on each; write each
@@ -124,6 +126,7 @@ async def run_trial(
     many calls all fail with one kind of error; 0 never) keep finished samples and write no result; rerunning
     the same call resumes. The configuration's strict evidence policy implies a second opinion. With ``layout``,
     the folder and result are the layout's (the outcome's ``result`` is then None, ``result_path`` its file).
+    ``call_progress`` hears each model call's stages (the sample in flight: reading the prompt, tokens).
     """
     limits.check_counts(repeats=repeats, concurrency=concurrency, endpoints=max(len(endpoints), 1),
                         early_stop=early_stop)
@@ -141,7 +144,7 @@ async def run_trial(
         plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None, layout)
         warnings = early if early is not None else (
             await check_endpoints(config, urls) if preflight and plan.todo else ())
-        run = _Run(plan, _Policy(fail_fast, early_stop, progress, cancel), second_opinion)
+        run = _Run(plan, _Policy(fail_fast, early_stop, progress, cancel, call_progress), second_opinion)
         with tracing.run("answerlens.trial", dataset_sha256=plan.identity.dataset_sha256, repeats=repeats,
                          configuration_sha256=plan.identity.configuration_sha256, samples=len(plan.todo)) as span:
             if plan.todo:
@@ -197,6 +200,7 @@ class _Policy:
     early_stop: int
     progress: Callable[[Progress], None] | None
     cancel: threading.Event | None
+    calls: ProgressCallback | None = None
 
 
 class _Run:
@@ -252,10 +256,9 @@ class _Run:
         finally:
             await asyncio.gather(*list(self._pending))  # a failed write (disk full …) is raised here
 
-    @staticmethod
-    async def _ask(pool: EndpointPool, item: LoadedCase) -> tuple[Answer | None, SampleError | None]:
+    async def _ask(self, pool: EndpointPool, item: LoadedCase) -> tuple[Answer | None, SampleError | None]:
         try:
-            return await pool.ask(item.case.question, item.bundle, item.case.answer), None
+            return await pool.ask(item.case.question, item.bundle, item.case.answer, self.policy.calls), None
         except (AnswerabilityError, ValueError) as exc:
             # A failure is recorded as an error sample, never as a verdict.
             return None, SampleError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))

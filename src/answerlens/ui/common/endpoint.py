@@ -21,6 +21,13 @@ from answerlens.samples import Sample
 
 PROVIDERS = {kind.label: name for name, kind in KINDS.items()}
 """The panel's provider choices by label (``Ollama`` → ``ollama`` …), from the provider registry."""
+
+
+def label_of(provider: str) -> str:
+    """The panel's label for a provider name (``replay`` → ``Recorded response``)."""
+    return KINDS[provider].label
+
+
 PROMPTS = {"answerlens (default)": "answerlens", "PRME 0.15 (verbatim)": "prme"}
 PROMPT_HELP = ("answerlens' own prompt, or PRME 0.15.0's exact prompt, user message and reply schema: its "
                "results carry PRME's prompt identity, so they compare with PRME's own runs.")
@@ -53,6 +60,8 @@ class Choice:
     config: AnswerabilityConfig | None
     problem: str | None = None
     recording: Recording | None = None
+    blocked: str | None = None
+    """Why an assessment cannot run although the settings are valid (no server answers), with what to do."""
 
     @property
     def recorded(self) -> bool:
@@ -129,6 +138,19 @@ def from_reply_file(text: str, name: str) -> Choice:
     return Choice(AnswerabilityConfig(provider="replay"), recording=recording)
 
 
+def assess_blocker(question: str | None, choice: Choice, *, busy: bool) -> str | None:
+    """Why Assess cannot run now, in a few words shown beside the button; None when it can."""
+    if busy:
+        return "an assessment is running: wait for it, or Cancel it"
+    if choice.config is None:
+        return choice.problem or "set the endpoint in the sidebar first"
+    if choice.blocked:
+        return choice.blocked
+    if not (question or "").strip():
+        return "type a question first"
+    return None
+
+
 def choice_key(choice: Choice) -> str:
     """What of the endpoint a result depends on (never the API key): its settings and the recording replayed."""
     if choice.config is None:
@@ -149,6 +171,13 @@ START_REMEDIES = {"ollama": "start it with `ollama serve`",
 START_REMEDY = "start the server (e.g. `answerlens serve-model`), or correct the base URL"
 
 
+def blocker(line: Notice) -> str | None:
+    """Why Assess cannot run with these settings: no server answers (a warning still lets it try)."""
+    if line.kind != NoticeKind.ERROR:
+        return None
+    return f"{line.title[0].lower()}{line.title[1:]}" + (f": {line.remedy}" if line.remedy else "")
+
+
 def preflight_line(config: AnswerabilityConfig, check: Preflight) -> Notice:
     """The notice under the endpoint settings (``NoticeKind.OK``: ready; anything else offers the recorded
     response instead)."""
@@ -163,7 +192,10 @@ def preflight_line(config: AnswerabilityConfig, check: Preflight) -> Notice:
         facts.append(f"model {config.model} is available")
     elif check.model_found is None:
         facts.append("the server does not list its models")
-    if check.fits is True:
+    if check.fits is True and check.request_size is not None:
+        facts.append(f"the request ({check.request_size.describe()}) fits its {check.context_window:,}-token "
+                     "window")
+    elif check.fits is True:
         facts.append(f"the context (~{check.context_tokens_estimate:,} tokens) fits its "
                      f"{check.context_window:,}-token window")
     elif check.context_window is None and check.context_tokens_estimate is not None:

@@ -13,12 +13,13 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from answerlens import tracing
-from answerlens.config import AnswerabilityConfig
+from answerlens.config import DEFAULT_PROVIDER, AnswerabilityConfig
 from answerlens.errors import BundleError, RecordingError
-from answerlens.html.markup import NoticeKind, notice_html
+from answerlens.html.markup import Notice, NoticeKind, notice_html, remedy_html
 from answerlens.providers.kinds import provider_kind
 from answerlens.providers.preflight import Preflight
-from answerlens.ui.common import endpoint, examples, local_model_view, runner, sources
+from answerlens.providers.request_size import Request
+from answerlens.ui.common import endpoint, examples, inputs, local_model_view, runner, sources
 from answerlens.ui.common.endpoint import (
     DEFAULT_MODELS,
     DEFAULT_TIMEOUTS,
@@ -34,14 +35,24 @@ from answerlens.ui.common.sources import Source
 
 
 @st.cache_data(ttl=15, show_spinner=False, max_entries=32)
-def _preflight(config_key: str, context_chars: int | None, _config: AnswerabilityConfig) -> Preflight:
-    # Keyed by endpoint.preflight_key: never the API key itself.
-    return runner.check_endpoint(_config, context_chars)
+def _preflight(config_key: str, context_chars: int | None, request_key: tuple[str, str, str | None] | None,
+               _config: AnswerabilityConfig, _request: Request | None) -> Preflight:
+    # Keyed by endpoint.preflight_key (never the API key itself) and the request's question, draft and context hash.
+    return runner.check_endpoint(_config, context_chars, _request)
 
 
-def _check(config: AnswerabilityConfig, source: Source | None) -> Preflight:
+def _check(config: AnswerabilityConfig, source: Source | None, prefix: str | None = None) -> Preflight:
+    """The preflight; for the embedded model (given the page's prefix) it counts the very request Assess would
+    send: this page's question and draft over the bundle's context."""
     context_chars = len(source.context) if source is not None else None
-    return _preflight(endpoint.preflight_key(config), context_chars, config)
+    request = key = None
+    if prefix is not None and source is not None and config.provider == "llamacpp":
+        question = str(st.session_state.get(f"{prefix}.question") or source.question or "")
+        answer = str(st.session_state.get(f"{prefix}.answer") or "") or None
+        if question.strip():
+            request = Request(question, source.context, answer)
+            key = (question, source.context_sha256, answer)
+    return _preflight(endpoint.preflight_key(config), context_chars, key, config, request)
 
 
 def panel(prefix: str, source: Source | None, *, recorded: bool = True) -> Choice:
@@ -50,9 +61,13 @@ def panel(prefix: str, source: Source | None, *, recorded: bool = True) -> Choic
     with st.sidebar:
         _tracing()
         st.subheader("Endpoint")
+        if recorded:
+            _first_choice(prefix, source)
         labels = [label for label, provider in PROVIDERS.items() if recorded or provider != "replay"]
         label = st.radio("Provider", labels, key=f"{prefix}.provider")
         provider = PROVIDERS[label]
+        if provider != "replay":
+            st.session_state.pop(f"{prefix}.{OPENED_RECORDED}", None)
         if provider == "replay":
             return _recorded(prefix, source)
         if provider == "llamacpp":
@@ -69,8 +84,41 @@ def _tracing() -> None:
                " OTEL_SDK_DISABLED …) when the app starts; needs `pip install 'answerlens[otel]'`.")
 
 
+OPENED_RECORDED = "opened_recorded"
+"""``{prefix}.opened_recorded``: the default server's address, when the page opened on the recorded response
+because no server answered there."""
+RECORDED = endpoint.label_of("replay")
+EMBEDDED = endpoint.label_of("llamacpp")
+DEFAULT_LABEL = endpoint.label_of(DEFAULT_PROVIDER)
+
+
+def _first_choice(prefix: str, source: Source | None) -> None:
+    """The session's first draw: a sample with a recorded reply opens on it when no server answers at the default
+    endpoint (a fresh machine has no Ollama), so the first Assess shows a verdict instead of a failure."""
+    key = f"{prefix}.provider"
+    if key in st.session_state or source is None or source.recorded_reply is None:
+        return
+    config = endpoint.make_config(Endpoint())
+    if _check(config, source).reachable:
+        return
+    inputs.seed(st.session_state, key, RECORDED)
+    st.session_state[f"{prefix}.{OPENED_RECORDED}"] = config.effective_base_url
+
+
+def _use(prefix: str, label: str) -> None:
+    inputs.seed(st.session_state, f"{prefix}.provider", label)
+    st.session_state.pop(f"{prefix}.{OPENED_RECORDED}", None)
+
+
 def _use_recorded(prefix: str) -> None:
-    st.session_state[f"{prefix}.provider"] = "Recorded response"
+    _use(prefix, RECORDED)
+
+
+def _offer_embedded(prefix: str, why: str) -> None:
+    """A bundle with no recorded reply: one click to the embedded model, which needs no server of its own."""
+    st.button("Use the embedded model", key=f"{prefix}.use_embedded", on_click=_use, args=(prefix, EMBEDDED),
+              icon=":material/memory:", help=f"{why}; the embedded llama.cpp model runs inside this app (its bundled "
+              "model only checks the wiring)")
 
 
 def _settings(prefix: str, provider: str) -> dict[str, Any]:
@@ -120,8 +168,8 @@ def _live(prefix: str, provider: str, source: Source | None, recorded: bool) -> 
     config = endpoint.make_config(replace(settings, model=model))
     if model != current:
         check = _check(config, source)
-    _preflight_line(prefix, config, check, source, recorded)
-    return Choice(config)
+    line = _preflight_line(prefix, config, check, source, recorded)
+    return Choice(config, blocked=endpoint.blocker(line))
 
 
 def _choose(settings: Endpoint) -> Choice:
@@ -139,7 +187,8 @@ def _embedded(prefix: str, source: Source | None, recorded: bool) -> Choice:
     choice = _choose(Endpoint(provider="llamacpp", model=status.model, base_url=status.base_url,
                               **_settings(prefix, "llamacpp")))
     if choice.config is not None:
-        _preflight_line(prefix, choice.config, _check(choice.config, source), source, recorded)
+        line = _preflight_line(prefix, choice.config, _check(choice.config, source, prefix), source, recorded)
+        return replace(choice, blocked=endpoint.blocker(line))
     return choice
 
 
@@ -156,15 +205,18 @@ def _model_picker(key: str, current: str, listed: tuple[str, ...]) -> str:
 
 
 def _preflight_line(prefix: str, config: AnswerabilityConfig, check: Preflight, source: Source | None,
-                    recorded: bool) -> None:
+                    recorded: bool) -> Notice:
     line = endpoint.preflight_line(config, check)
     st.html(line.html())
     if recorded and line.kind != NoticeKind.OK:
         has_recording = source is not None and (source.recorded_reply is not None)
+        if not has_recording and config.provider != "llamacpp":
+            _offer_embedded(prefix, "this bundle has no recorded reply")
         st.button("Use the recorded response instead", key=f"{prefix}.use_recorded",
                   on_click=_use_recorded, args=(prefix,),
                   help=None if has_recording else "this bundle has no recorded reply; you can upload one")
     st.button("Check again", key=f"{prefix}.recheck", on_click=_preflight.clear)
+    return line
 
 
 def _recorded(prefix: str, source: Source | None) -> Choice:
@@ -173,6 +225,7 @@ def _recorded(prefix: str, source: Source | None) -> Choice:
     if source is not None and sample is not None:
         choice = endpoint.from_sample(sample, source.name, context=source.context)
     if sample is not None and choice is not None and choice.recording is not None:
+        _opened_recorded(prefix)
         st.html(notice_html("warning", "Recorded response",
                             f"{choice.recording.ref.note}; model label: {sample.recorded_model}. It answers this "
                             "sample's own question and draft over its own bundle: for anything else it is refused.",
@@ -182,8 +235,9 @@ def _recorded(prefix: str, source: Source | None) -> Choice:
     reply_format(prefix)
     if upload is None:
         st.html(notice_html("info", "This bundle has no recorded reply",
-                            remedy="upload a reply file, or choose a live provider; an empty bundle needs "
-                            "no reply (no model is called)"))
+                            remedy="upload a reply file, or use the embedded model or a live provider; an empty "
+                            "bundle needs no reply (no model is called)"))
+        _offer_embedded(prefix, "this bundle has no recorded reply")
         return endpoint.without_recording()
     try:
         text = sources.reply_text(upload.getvalue(), upload.name)
@@ -196,6 +250,18 @@ def _recorded(prefix: str, source: Source | None) -> Choice:
     assert choice.recording is not None
     st.html(notice_html("warning", "Recorded response", choice.recording.ref.note))
     return choice
+
+
+def _opened_recorded(prefix: str) -> None:
+    where = st.session_state.get(f"{prefix}.{OPENED_RECORDED}")
+    if not where:
+        return
+    st.html('<div data-opened-recorded="true">' + notice_html(
+        "info", "No model server answers, so this sample opened on its recorded response",
+        f"Nothing answers at {where}. The verdict you get is the one recorded for this sample's own question, "
+        "not a live model's judgement.", remedy="start a server and switch back with one click") + "</div>")
+    st.button("Use a live model", key=f"{prefix}.use_live_model", on_click=_use, args=(prefix, DEFAULT_LABEL),
+              icon=":material/smart_toy:", type="primary")
 
 
 UPLOAD_LABEL = "Recorded reply (JSON, up to 50 MB)"
@@ -212,3 +278,9 @@ def reply_format(prefix: str) -> None:
             st.download_button(label, path.read_bytes() if path.exists() else b"", file_name=path.name,
                                mime="application/json", key=f"{prefix}.example.{path.stem}", on_click="ignore",
                                icon=":material/download:", disabled=not path.exists())
+
+
+def blocked_html(reason: str) -> str:
+    """Why Assess cannot run, beside the button (``data-assess-blocked`` for tests)."""
+    return (f'<p class="al-muted" data-assess-blocked="true" style="margin:0">'
+            f"Cannot assess yet: {remedy_html(reason)}</p>")

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported on first use: a page that shows no table or download starts faster
+    import pandas as pd
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
@@ -64,6 +66,8 @@ _FORMULA_STARTS = frozenset("=+-@\t\r")
 def requirements_frame(assessment: AnswerabilityAssessment) -> pd.DataFrame:
     """One row per requirement (``CSV_COLUMNS``); discarded tokens as ``token (reason)`` joined by ``; ``, and
     model text defused for spreadsheets."""
+    import pandas as pd
+
     rows = []
     for index, item in enumerate(assessment.requirements):
         discarded = [

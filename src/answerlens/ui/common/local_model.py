@@ -19,7 +19,7 @@ from answerlens.errors import LocalModelError
 from answerlens.html.markup import notice_html
 from answerlens.local_model import INSTALL_HINT, LocalServer
 
-BUNDLED_MODEL = "smollm2"
+BUNDLED_MODEL = local_model.BUNDLED_MODEL
 """The model name sent for the bundled SmolLM2 (llama.cpp answers with the one model it loaded, whatever name)."""
 CAVEAT = ("The bundled SmolLM2-135M only checks the wiring: its verdicts mean nothing. For real judgements give "
           "the path of a capable GGUF model (e.g. a 7B instruct model).")

@@ -16,6 +16,7 @@ from answerlens.errors import AnswerabilityError, BundleError, RecordingMismatch
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.providers.engine import ProgressCallback
 from answerlens.providers.preflight import Preflight, preflight
+from answerlens.providers.request_size import Request
 from answerlens.recording import Recording
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.second_opinion.models import SecondOpinion
@@ -153,10 +154,12 @@ def _value_failure(exc: ValueError, bundle: MemoryBundle) -> Failure:
                    "input")
 
 
-def check_endpoint(config: AnswerabilityConfig, context_chars: int | None) -> Preflight:
-    """The preflight for the endpoint panel (never raises for an unreachable server)."""
+def check_endpoint(config: AnswerabilityConfig, context_chars: int | None,
+                   request: Request | None = None) -> Preflight:
+    """The preflight for the endpoint panel (never raises for an unreachable server); given the request, a
+    llama.cpp server counts it with the model's own tokenizer."""
     try:
-        return asyncio.run(preflight(config, context_chars=context_chars, timeout=2.0))
+        return asyncio.run(preflight(config, context_chars=context_chars, timeout=2.0, request=request))
     except Exception as exc:  # noqa: BLE001 - a broken preflight must not take the page down
         log.exception("preflight failed")
         return Preflight(reachable=False, problem=f"the preflight failed: {type(exc).__name__}: {exc}")

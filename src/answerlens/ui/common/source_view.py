@@ -16,7 +16,7 @@ import streamlit as st
 from answerlens.errors import BundleError
 from answerlens.html.escape import esc
 from answerlens.html.markup import notice_html
-from answerlens.ui.common import examples, sources
+from answerlens.ui.common import examples, inputs, sources
 from answerlens.ui.common.sources import Source
 
 KINDS = ("Sample", "Upload a file", "Paste JSON")
@@ -56,7 +56,9 @@ def load_sample(path: Path) -> Source | BundleError:
 
 
 def pick(prefix: str, app_root: Path) -> Source | None:
-    """Draw the picker; return the chosen source, or None (with the reason shown) when there is none."""
+    """Draw the picker; return the chosen source, or None (with the reason shown) when there is none. It is the
+    first input a page draws, so it first re-sends the values the app put into widgets (``inputs.hold``)."""
+    inputs.hold(st.session_state)
     kind = st.radio("Bundle", KINDS, horizontal=True, key=f"{prefix}.source_kind", label_visibility="collapsed")
     if kind == "Sample":
         return _pick_sample(prefix, sources.samples_dir(app_root))
@@ -129,11 +131,12 @@ def prefill(prefix: str, source: Source | None) -> None:
     if st.session_state.get(f"{prefix}.loaded") != identity:
         st.session_state[f"{prefix}.loaded"] = identity
         if source is not None:
-            st.session_state[f"{prefix}.question"] = source.question
-            st.session_state[f"{prefix}.answer"] = source.answer or ""
+            inputs.seed(st.session_state, f"{prefix}.question", source.question)
+            inputs.seed(st.session_state, f"{prefix}.answer", source.answer or "")
     pending = st.session_state.pop(f"{prefix}.pending", None)
     if pending is not None:
-        st.session_state[f"{prefix}.question"], st.session_state[f"{prefix}.answer"] = pending
+        inputs.seed(st.session_state, f"{prefix}.question", pending[0])
+        inputs.seed(st.session_state, f"{prefix}.answer", pending[1])
 
 
 def open_in(state: MutableMapping[Any, Any], prefix: str, samples_dir: Path, *, bundle_file: Path | None,
@@ -143,11 +146,11 @@ def open_in(state: MutableMapping[Any, Any], prefix: str, samples_dir: Path, *, 
     stems = {path.resolve(): stem for stem, path in sources.sample_files(samples_dir).items()}
     stem = stems.get(bundle_file.resolve()) if bundle_file is not None else None
     if stem is not None:
-        state[f"{prefix}.source_kind"] = "Sample"
-        state[f"{prefix}.sample"] = stem
+        inputs.seed(state, f"{prefix}.source_kind", "Sample")
+        inputs.seed(state, f"{prefix}.sample", stem)
     else:
         text = bundle_json if bundle_json is not None else bundle_file.read_text(encoding="utf-8") \
             if bundle_file is not None else ""
-        state[f"{prefix}.source_kind"] = "Paste JSON"
-        state[f"{prefix}.paste"] = text
+        inputs.seed(state, f"{prefix}.source_kind", "Paste JSON")
+        inputs.seed(state, f"{prefix}.paste", text)
     state[f"{prefix}.pending"] = (question, answer or "")

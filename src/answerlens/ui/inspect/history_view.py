@@ -8,7 +8,9 @@ from pathlib import Path
 import streamlit as st
 
 from answerlens.html.markup import plural
-from answerlens.ui.common import history, history_view, sources
+from answerlens.providers.kinds import KINDS
+from answerlens.ui.common import history, history_view, inputs, sources
+from answerlens.ui.common.endpoint import label_of
 from answerlens.ui.inspect import viewmodel
 
 SHOWN = "shown"
@@ -23,8 +25,8 @@ def reopen(prefix: str, entry: history.Entry, samples_dir: Path) -> None:
     st.session_state.pop(f"{prefix}.failure", None)
     stems = {path.name: stem for stem, path in sources.sample_files(samples_dir).items()}
     if entry.source_name in stems:
-        st.session_state[f"{prefix}.source_kind"] = "Sample"
-        st.session_state[f"{prefix}.sample"] = stems[entry.source_name]
+        inputs.seed(st.session_state, f"{prefix}.source_kind", "Sample")
+        inputs.seed(st.session_state, f"{prefix}.sample", stems[entry.source_name])
     st.session_state[f"{prefix}.pending"] = (entry.question, entry.answer or "")
 
 
@@ -40,7 +42,23 @@ def open_link(prefix: str, samples_dir: Path) -> None:
             st.session_state[f"{prefix}.unknown_link"] = wanted
         return
     st.session_state.pop(f"{prefix}.unknown_link", None)
+    if f"{prefix}.provider" not in st.session_state:
+        _endpoint_of(prefix, entry)
     reopen(prefix, entry, samples_dir)
+
+
+def _endpoint_of(prefix: str, entry: history.Entry) -> None:
+    """A link opened in a fresh session: the endpoint panel starts on the run's own provider, server and model,
+    so the sidebar speaks of what produced the run, never of a probe of today's default provider."""
+    a = entry.assessment
+    if a.provider not in KINDS:
+        return
+    inputs.seed(st.session_state, f"{prefix}.provider", label_of(a.provider))
+    meta = a.provider_metadata
+    if a.provider in ("ollama", "openai"):
+        if meta is not None and meta.base_url:
+            inputs.seed(st.session_state, f"{prefix}.base_url.{a.provider}", meta.base_url)
+        inputs.seed(st.session_state, f"{prefix}.model.{a.provider}", a.model)
 
 
 def keep_link(prefix: str, entry: history.Entry) -> None:

@@ -27,10 +27,12 @@ from answerlens.html.markup import (
     verdict_html,
 )
 from answerlens.html.requirements import requirements_html
+from answerlens.local_model import WIRING_MARK, wiring_check
 from answerlens.report import download as report_download
 from answerlens.second_opinion.models import SecondOpinion
-from answerlens.ui.common import history, runner
+from answerlens.ui.common import history, runner, scroll_view
 from answerlens.ui.common.endpoint_view import Choice
+from answerlens.ui.common.inputs import seed
 from answerlens.ui.common.runner import Failure
 from answerlens.ui.common.sources import Source
 from answerlens.ui.inspect import job, viewmodel
@@ -89,6 +91,7 @@ def _keep(prefix: str, run: runner.Run, source: Source, question: str, answer: s
                         context=source.context, label=label, note=note, seconds=run.seconds, opinion=run.opinion)
     asked: Inputs | None = st.session_state.pop(f"{prefix}.asked", None)
     st.session_state[f"{prefix}.{SHOWN}"] = (entry.number, asked.endpoint if asked is not None else None)
+    st.session_state[f"{prefix}.reveal"] = True  # a new verdict: scroll it into view once drawn
 
 
 def busy(prefix: str) -> bool:
@@ -148,12 +151,14 @@ def _mismatch_actions(prefix: str, failure: Failure) -> None:
 
 
 def _restore(prefix: str, inputs: tuple[str, str | None]) -> None:
-    st.session_state[f"{prefix}.question"], st.session_state[f"{prefix}.answer"] = inputs[0], inputs[1] or ""
+    question, answer = inputs
+    seed(st.session_state, f"{prefix}.question", question)
+    seed(st.session_state, f"{prefix}.answer", answer or "")
     st.session_state.pop(f"{prefix}.failure", None)
 
 
 def _use_live(prefix: str) -> None:
-    st.session_state[f"{prefix}.provider"] = "Ollama"
+    seed(st.session_state, f"{prefix}.provider", "Ollama")
     st.session_state.pop(f"{prefix}.failure", None)
 
 
@@ -201,11 +206,14 @@ def show(prefix: str, entry: history.Entry, now: Inputs, *, second_opinion: bool
         with right:
             _context(prefix, entry, shown, focus)
             _audit(entry)
+    if st.session_state.pop(f"{prefix}.reveal", False):
+        scroll_view.into_view(f'.st-key-{prefix}-result [data-verdict]')
 
 
 def _verdict(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *, stale: bool) -> int | None:
     a = entry.assessment
-    marks = [mark for mark in (_recording_mark(a),) if mark]
+    marks = [mark for mark in (_recording_mark(a), WIRING_MARK if wiring_check(a.provider, a.model) else None)
+             if mark]
     strict = opinion_html.strict_html(opinion, a.verdict.value) if opinion is not None else None
     verdict, action = a.verdict.value, a.recommended_action.value
     if opinion is not None and opinion.strict is not None:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported on first use: a page that shows no table or download starts faster
+    import pandas as pd
 
 from answerlens.assessment import AnswerabilityAssessment, AnswerabilityRequirement
 from answerlens.audit import sha256_text
@@ -120,6 +121,8 @@ HISTORY_COLUMNS = ("run", "time", "verdict", "action", "question", "bundle", "so
 
 def history_frame(entries: list[Entry]) -> pd.DataFrame:
     """Every stored run, newest first, one row each (the time is local, as in the titles; no assessment is read)."""
+    import pandas as pd
+
     rows = [[entry.number, datetime.fromtimestamp(entry.created), entry.run.verdict, entry.run.action,
              entry.question, entry.source, entry.label, entry.run.requirements, entry.seconds, entry.evaluation_id,
              f"?run={entry.evaluation_id}"]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, AnswerlensError, DatasetError, TrialError, TrialLockError
+from answerlens.providers.engine import CallProgress
 from answerlens.trials import limits
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.runner import Progress, TrialOutcome, run_trial
@@ -26,6 +27,14 @@ from answerlens.ui.trials.errors import trial_message, trial_remedy
 log = logging.getLogger(__name__)
 
 
+@dataclass
+class LastCall:
+    """The last stage a model call reported (the sample in flight), as Inspect shows it: one reference, swapped
+    by the run's thread and read by the page's poll."""
+
+    progress: CallProgress | None = None
+
+
 @dataclass(frozen=True)
 class TrialJob:
     """What was started, and the job running it; the job's result is the outcome or the failure to show."""
@@ -34,11 +43,16 @@ class TrialJob:
     out: Path
     repeats: int
     job: Job[Progress, TrialOutcome | Failure]
+    last_call: LastCall
 
     @property
     def total(self) -> int:
         """Samples in the whole run (saved ones from an earlier run included)."""
         return len(self.dataset.cases) * self.repeats
+
+    @property
+    def call(self) -> CallProgress | None:
+        return self.last_call.progress
 
     @property
     def outcome(self) -> TrialOutcome | None:
@@ -90,6 +104,8 @@ def failure_for(exc: Exception) -> Failure:
 def start(dataset: Dataset, config: AnswerabilityConfig, *, out: Path, repeats: int, concurrency: int) -> TrialJob:
     """Start the run in the background and return at once."""
 
+    last = LastCall()
+
     async def work(report: background.Report[Progress], cancel: threading.Event) -> TrialOutcome | Failure:
         try:
             limits.check_counts(repeats=repeats, concurrency=concurrency)
@@ -99,8 +115,9 @@ def start(dataset: Dataset, config: AnswerabilityConfig, *, out: Path, repeats: 
                            "settings")
         try:
             return await run_trial(dataset, config, repeats=repeats, out=out, concurrency=concurrency,
-                                   progress=report, cancel=cancel)
+                                   progress=report, cancel=cancel,
+                                   call_progress=lambda call: setattr(last, "progress", call))
         except Exception as exc:  # noqa: BLE001 - the page must show a message, never a traceback
             return failure_for(exc)
 
-    return TrialJob(dataset, out, repeats, background.start(work, name=f"trial-{out.name}"))
+    return TrialJob(dataset, out, repeats, background.start(work, name=f"trial-{out.name}"), last)

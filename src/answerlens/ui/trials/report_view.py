@@ -15,6 +15,7 @@ from answerlens.html import trial_rows as trial_results
 from answerlens.html.escape import esc
 from answerlens.html.markup import cell, notice_html, outcome_cell, table_html
 from answerlens.html.trial_rows import QuestionRow, SampleRef, Stat
+from answerlens.local_model import WIRING_MARK, wiring_check
 from answerlens.report import download as report_download
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.trials.failures import ErrorGroup, group_errors
@@ -22,6 +23,7 @@ from answerlens.trials.gates import GateReport
 from answerlens.trials.log import ResultKind
 from answerlens.trials.result import TrialResult
 from answerlens.ui.common import filters_view
+from answerlens.ui.common.local_model import CAVEAT
 from answerlens.ui.trials import charts as trial_charts
 from answerlens.ui.trials import opinions, runstate, sample_view
 from answerlens.ui.trials import tables as trial_tables
@@ -38,6 +40,9 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
     st.subheader("Result")
     st.html(f'<div class="al-muted" data-trial-kind="{esc(result.kind.value)}">{esc(shown.origin)} · '
             f"{esc(trial_results.KIND_LABELS[result.kind])}</div>")
+    config = result.configuration
+    if config is not None and wiring_check(config.provider, config.model):
+        st.html(f'<div data-wiring-check="true">{notice_html("warning", WIRING_MARK.capitalize(), CAVEAT)}</div>')
     if result.summary_matches is not None:
         matches = result.summary_matches
         st.html(notice_html("ok" if matches else "error", "The summary recomputed from the samples "

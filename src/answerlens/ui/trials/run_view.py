@@ -22,6 +22,7 @@ from answerlens.trials.dataset import Dataset, load_dataset
 from answerlens.trials.reader import read_trial
 from answerlens.trials.result import TrialResult
 from answerlens.ui.common.endpoint_view import Choice
+from answerlens.ui.inspect.job import describe
 from answerlens.ui.trials import job as trial_job
 from answerlens.ui.trials import sources as trial_sources
 from answerlens.ui.trials.job import TrialJob
@@ -171,16 +172,20 @@ def _live(prefix: str) -> None:
     step = job.job.progress
     done, total = (step.done, step.total) if step else (0, job.total)
     st.progress(done / total if total else 0.0)
+    stage = describe(job.call) if job.call is not None else "checking the endpoint and the output folder"
     if step is None:
-        line = f"starting · {job.total} samples in all (saved ones are reused) · {job.job.seconds:.0f} s"
+        line = (f"first sample: {stage} · {job.total} samples in all (saved ones are reused) · "
+                f"{job.job.seconds:.0f} s")
     else:
         p = step
         eta = f"{p.eta:.0f} s" if p.eta is not None else "?"
         line = (f"{p.done} / {p.total} samples · {p.rate:.2f}/s · ETA {eta} · {counted(p.errors, 'error')} · "
-                f"last: {p.last}")
+                f"last: {p.last} · now: {stage}")
     if job.job.cancelling:
         line = "cancelling: waiting for the samples in flight · " + line
-    st.html(f'<div class="al-muted" data-trial-progress="{done}/{total}">{esc(line)}</div>')
+    call_stage = job.call.stage.value if job.call is not None else "preparing"
+    st.html(f'<div class="al-muted" data-trial-progress="{done}/{total}" data-call-stage="{call_stage}">'
+            f"{esc(line)}</div>")
     st.button("Cancel", key=f"{prefix}.cancel", on_click=job.job.cancel, icon=":material/stop:",
               disabled=job.job.cancelling, help="finished samples are kept; Run again resumes")
 
