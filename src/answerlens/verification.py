@@ -226,6 +226,7 @@ def _reply_problems(assessment: AnswerabilityAssessment, bundle: MemoryBundle | 
     if not assessment.model_called:
         extra = [name for name in ("raw_output", "raw_output_text", "raw_output_sha256")
                  if getattr(assessment, name) is not None]
+        extra += ["requirements[].citations"] * any(item.citations for item in assessment.requirements)
         return [f"{name}: present although no model was called" for name in extra]
     raw, problems = _raw_reply(assessment)
     if raw is None:
@@ -288,9 +289,10 @@ def _raw_reply(assessment: AnswerabilityAssessment) -> tuple[RawAssessment | Non
             return RawAssessment.model_validate(assessment.raw_output), []
         except ValidationError:
             return None, ["raw_output: not a valid reply"]
-    if assessment.provider_metadata is not None or any(r.claimed_status for r in assessment.requirements):
+    if assessment.provider_metadata is not None or any(r.claimed_status or r.citations
+                                                       for r in assessment.requirements):
         return None, ["raw_output_text: missing, so the recorded decisions cannot be checked"]
-    return None, []  # PRME's own assessments carry no raw reply
+    return None, []  # PRME's own assessments carry no raw reply, and so no decisions
 
 
 def _text_problems(assessment: AnswerabilityAssessment, raw: RawAssessment) -> list[str]:

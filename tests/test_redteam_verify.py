@@ -1,0 +1,115 @@
+"""Adversarial variants of the verify attacks: forgeries with every hash recomputed, over other samples, other
+formats and other fields, must be NOT VERIFIED (never ok), as JSON with the bundle and as a report."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from answerlens import verify_assessment
+from answerlens.citations import valid_references
+from answerlens.report import assessment_report, verify_report
+from answerlens.report.document import render
+from answerlens.report.embedded import extract
+from answerlens.samples import load_sample
+from tests.paths import SAMPLES
+from tests.test_verification_attacks import rehashed, replayed
+
+FOREIGN = "5b1f3f8e-6d0a-4c1e-9a57-0c6f7b0f2a11"
+NAMES = ["answerable_billing_database", "compact_citation_errors", "auditable_uuid_citations",
+         "prme_reader_citations", "conflicting_deploy_freeze"]
+OURS = ("raw_output", "raw_output_text", "raw_output_sha256", "provider_metadata", "provenance_sha256")
+
+
+def prme_shaped(data: dict[str, Any], *, keep_decisions: bool = False) -> dict[str, Any]:
+    data = copy.deepcopy(data)
+    for key in OURS:
+        data.pop(key, None)
+    for item in data["requirements"]:
+        item["claimed_status"] = None
+        if not keep_decisions:
+            item["citations"] = []
+    return data
+
+
+def report(name: str, document: dict[str, Any]) -> str:
+    bundle, _ = replayed(name)
+    sample = load_sample(SAMPLES / f"{name}.json")
+    return assessment_report(document, question=sample.question, context=bundle.exact_context, answer=sample.answer)
+
+
+def forged_report(html: str, edit: Any) -> str:
+    """A careful forger edits the embedded data and renders the page from it again."""
+    raw = extract(html)
+    edit(raw)
+    return render(raw)
+
+
+def variants(refs: dict[str, Any]) -> dict[str, tuple[list[str], list[str], str]]:
+    (r1, u1), (r2, u2) = list(refs.items())[:2]
+    return {
+        "ref_names_other_memory": ([r1], [str(u2)], "supported"),
+        "upper_case_ref": ([r1.upper()], [str(u1)], "supported"),
+        "padded_ref": ([f" {r1} "], [str(u1)], "supported"),
+        "bracketed_ref": ([f"[{r1}]"], [str(u1)], "supported"),
+        "m0": (["m0"], [FOREIGN], "supported"),
+        "uuid_not_in_context": ([FOREIGN], [FOREIGN], "supported"),
+        "conflict_on_one_memory": ([r1, r1], [str(u1), str(u1)], "conflicting"),
+        "conflict_one_unknown": ([r1, "M1"], [str(u1), FOREIGN], "conflicting"),
+        "supported_without_refs": ([], [], "supported"),
+    }
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_prme_shaped_support_the_context_does_not_give_is_refused(name: str) -> None:
+    bundle, assessment = replayed(name)
+    base = prme_shaped(assessment.model_dump(mode="json"))
+    assert verify_assessment(base, bundle=bundle).ok
+    for variant, (refs, ids, status) in variants(valid_references(bundle, bundle.exact_context)).items():
+        for index in range(len(base["requirements"])):
+            data = copy.deepcopy(base)
+            data["requirements"][index].update(status=status, evidence_refs=refs, evidence_ids=ids)
+            assert not verify_assessment(rehashed(data), bundle=bundle).ok, (variant, index)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("field", ["span", "line", "memory_id", "decision", "ref"])
+def test_decisions_without_a_raw_reply_are_not_taken_as_verified(name: str, field: str) -> None:
+    """A PRME-shaped assessment that still carries citation decisions (which the report highlights) with a
+    highlight moved onto another record: nothing re-derives those decisions, so they are NOT VERIFIED."""
+    bundle, assessment = replayed(name)
+    data = prme_shaped(assessment.model_dump(mode="json"), keep_decisions=True)
+    decision = next(c for item in data["requirements"] for c in item["citations"] if c.get("memory_id"))
+    moved = {"span": {"start": 0, "end": 5}, "line": {"start": 0, "end": 10}, "memory_id": FOREIGN,
+             "decision": "discarded", "ref": "m999"}
+    decision[field] = moved[field]
+    assert not verify_assessment(data, bundle=bundle).ok
+    assert not verify_assessment(data).ok
+    assert not verify_report(report(name, data)).ok
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("stated", [None, "reader", "compact", "auditable"])
+def test_a_report_states_no_check_it_did_not_make(name: str, stated: str | None) -> None:
+    """Whatever format a report states, a forged citation in its embedded data is caught."""
+    bundle, assessment = replayed(name)
+    html = report(name, assessment.model_dump(mode="json"))
+
+    def edit(raw: dict[str, Any]) -> None:
+        raw["report"]["context_format"] = stated
+        document = raw["report"]["document"]
+        decision = next(c for item in document["requirements"] for c in item["citations"] if c.get("memory_id"))
+        decision["span"] = {"start": 0, "end": 3}
+
+    assert not verify_report(forged_report(html, edit)).ok
+
+
+def test_decisions_on_an_assessment_no_model_made_are_refused() -> None:
+    _, assessment = replayed("empty_bundle")
+    _, other = replayed("answerable_billing_database")
+    data = assessment.model_dump(mode="json")
+    data["requirements"][0]["citations"] = other.model_dump(mode="json")["requirements"][0]["citations"]
+    problems = verify_assessment(data).problems
+    assert any("citations: present although no model was called" in problem for problem in problems), problems
