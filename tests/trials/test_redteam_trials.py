@@ -1,0 +1,139 @@
+"""Adversarial variants of the trial attacks: saved samples edited on disk (in the sample file, in result.json, or
+both with the summary recomputed), shards with duplicated or relabelled samples. Each is refused, naming it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from answerlens.cli import main
+from answerlens.errors import TrialError
+from answerlens.trials.dataset import load_dataset
+from answerlens.trials.folder import sample_filename
+from answerlens.trials.log import TrialSample
+from answerlens.trials.merge import merge_shards
+from answerlens.trials.runner import run_trial
+from answerlens.trials.summary import summarize
+from tests.oracle_server import oracle_server
+from tests.trials.test_merge import runs  # noqa: F401  (fixture)
+from tests.trials.test_runner import REPLIES, config, question_cases, write_dataset
+
+FLIPS = {
+    "label": lambda s: {"answerable": "unanswerable"}.get(s["label"], "answerable"),
+    "question_type": lambda s: "other-type",
+    "answer_label": lambda s: "correct" if s.get("answer_label") != "correct" else "incorrect",
+    "case_sha256": lambda s: "5" * 64,
+    "dataset_sha256": lambda s: "6" * 64,
+    "configuration_sha256": lambda s: "7" * 64,
+}
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+@pytest.mark.parametrize("field", list(FLIPS))
+@pytest.mark.parametrize(("case_id", "repeat"), [("u2", 0), ("a3", 1)])
+def test_a_resume_over_a_finished_run_refuses_a_sample_edited_everywhere(tmp_path: Path, field: str,
+                                                                        case_id: str, repeat: int) -> None:
+    """The sample is edited in its file AND in result.json (summary recomputed), then the run is resumed."""
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
+    run = tmp_path / "run"
+    with oracle_server(REPLIES) as server:
+        asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=run))
+        path = run / "samples" / sample_filename(case_id, repeat)
+        sample = json.loads(path.read_text())
+        sample[field] = FLIPS[field](sample)
+        write_json(path, sample)
+        result = json.loads((run / "result.json").read_text())
+        result["samples"] = [sample if (s["case_id"], s["repeat"]) == (case_id, repeat) else s
+                             for s in result["samples"]]
+        result["summary"] = summarize([TrialSample.model_validate(s) for s in result["samples"]],
+                                      drafts=field == "answer_label").model_dump(mode="json")
+        write_json(run / "result.json", result)
+        with pytest.raises(TrialError) as caught:
+            asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=run))
+    assert path.name in str(caught.value) or f"{case_id} repeat {repeat}" in str(caught.value), caught.value
+
+
+@pytest.mark.parametrize("field", list(FLIPS))
+def test_verify_with_the_dataset_refuses_a_sample_edited_everywhere(tmp_path: Path, field: str,
+                                                                   capsys: Any) -> None:
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
+    run = tmp_path / "run"
+    with oracle_server(REPLIES) as server:
+        asyncio.run(run_trial(dataset, config(server.base_url), repeats=2, out=run))
+    result = json.loads((run / "result.json").read_text())
+    target = result["samples"][3]
+    target[field] = FLIPS[field](target)
+    write_json(run / "samples" / sample_filename(target["case_id"], target["repeat"]), target)
+    result["summary"] = summarize([TrialSample.model_validate(s) for s in result["samples"]],
+                                  drafts=field == "answer_label").model_dump(mode="json")
+    result.pop("quality_gates", None)
+    write_json(run / "result.json", result)
+    code = main(["verify", str(run), "--dataset", str(tmp_path / "cases.json")])
+    out = capsys.readouterr().out
+    assert code == 1 and target["case_id"] in out, out
+
+
+def _duplicate_in_result(folder: Path) -> None:
+    result = json.loads((folder / "result.json").read_text())
+    result["samples"].append(result["samples"][0])
+    write_json(folder / "result.json", result)
+
+
+def _duplicate_with_other_assessment(folder: Path) -> None:
+    """The same (case, repeat) twice: the second copy carries another repeat's (valid) assessment and latency."""
+    result = json.loads((folder / "result.json").read_text())
+    first = result["samples"][0]
+    other = next(s for s in result["samples"] if s is not first and s["case_id"] != first["case_id"])
+    copy = {**other, "case_id": first["case_id"], "question_id": first["question_id"], "repeat": first["repeat"]}
+    result["samples"].append(copy)
+    write_json(folder / "result.json", result)
+
+
+def _sample_of_another_shard(folder: Path, runs_dir: Path) -> None:  # noqa: ARG001
+    result = json.loads((folder / "result.json").read_text())
+    foreign = json.loads((runs_dir / "s1" / "result.json").read_text())["samples"][0]
+    result["samples"].append(foreign)
+    write_json(folder / "result.json", result)
+
+
+@pytest.mark.parametrize("edit", [_duplicate_in_result, _duplicate_with_other_assessment])
+def test_a_shard_with_a_duplicated_sample_is_refused(runs: Path, tmp_path: Path, edit: Any) -> None:  # noqa: F811
+    broken = tmp_path / "s2"
+    shutil.copytree(runs / "s2", broken)
+    edit(broken)
+    with pytest.raises(TrialError, match="s2"):
+        merge_shards([runs / "s1", broken, runs / "s3"], tmp_path / "out")
+    assert not (tmp_path / "out" / "result.json").exists()
+
+
+def test_a_shard_holding_a_sample_of_another_shard_is_refused(runs: Path, tmp_path: Path) -> None:  # noqa: F811
+    broken = tmp_path / "s2"
+    shutil.copytree(runs / "s2", broken)
+    _sample_of_another_shard(broken, runs)
+    with pytest.raises(TrialError, match="s2"):
+        merge_shards([runs / "s1", broken, runs / "s3"], tmp_path / "out")
+
+
+@pytest.mark.parametrize("field", ["label", "question_type", "case_sha256", "configuration_sha256"])
+def test_a_shard_relabelled_in_its_file_and_result_is_refused(runs: Path, tmp_path: Path,  # noqa: F811
+                                                              field: str) -> None:
+    broken = tmp_path / "s3"
+    shutil.copytree(runs / "s3", broken)
+    result = json.loads((broken / "result.json").read_text())
+    target = result["samples"][-1]
+    target[field] = FLIPS[field](target)
+    for question in result["questions"]:
+        if field in ("label", "question_type") and question["question_id"] == target["case_id"]:
+            question[field] = target[field]
+    write_json(broken / "samples" / sample_filename(target["case_id"], target["repeat"]), target)
+    write_json(broken / "result.json", result)
+    with pytest.raises(TrialError, match="s3"):
+        merge_shards([runs / "s1", runs / "s2", broken], tmp_path / "out")
