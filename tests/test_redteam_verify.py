@@ -113,3 +113,50 @@ def test_decisions_on_an_assessment_no_model_made_are_refused() -> None:
     data["requirements"][0]["citations"] = other.model_dump(mode="json")["requirements"][0]["citations"]
     problems = verify_assessment(data).problems
     assert any("citations: present although no model was called" in problem for problem in problems), problems
+
+
+HEADERS = {name: replayed(name)[0].exact_context.split("\n", 1)[0]
+           for name in ("answerable_billing_database", "compact_citation_errors", "auditable_uuid_citations")}
+
+
+def with_context(document: dict[str, Any], context: str) -> dict[str, Any]:
+    """The assessment re-hashed for another context, as a careful forger would: context and evaluation ids, the
+    recording's binding, provenance and output hashes."""
+    from answerlens.audit import evaluation_id, provenance, provenance_sha256, sha256_text
+
+    data = copy.deepcopy(document)
+    data["context_sha256"] = sha256_text(context)
+    data["evaluation_id"] = evaluation_id(data)
+    recording = (data.get("provider_metadata") or {}).get("recording")
+    if recording and recording.get("binding"):
+        recording["binding"]["context_sha256"] = data["context_sha256"]
+    if data.get("provenance_sha256"):
+        data["provenance_sha256"] = provenance_sha256(provenance(data))
+    return rehashed(data)
+
+
+@pytest.mark.parametrize("name", ["answerable_billing_database", "compact_citation_errors",
+                                  "auditable_uuid_citations", "conflicting_deploy_freeze"])
+@pytest.mark.parametrize("header", [*HEADERS, "none"])
+@pytest.mark.parametrize("shape", ["ours", "prme"])
+def test_a_report_whose_context_header_was_swapped_is_not_verified(name: str, header: str, shape: str) -> None:
+    bundle, assessment = replayed(name)
+    own = bundle.exact_context.split("\n", 1)[0]
+    if HEADERS.get(header) == own:
+        pytest.skip("the sample's own header")
+    rest = bundle.exact_context.split("\n", 1)[1]
+    context = rest if header == "none" else f"{HEADERS[header]}\n{rest}"
+    document = assessment.model_dump(mode="json")
+    if shape == "prme":
+        document = prme_shaped(document)
+    html = report(name, document)
+
+    def edit(raw: dict[str, Any]) -> None:
+        raw["report"]["context"] = context
+        raw["report"]["context_format"] = None if header == "none" else {
+            "answerable_billing_database": "reader", "compact_citation_errors": "compact",
+            "auditable_uuid_citations": "auditable"}[header]
+        raw["report"]["document"] = with_context(raw["report"]["document"], context)
+
+    check = verify_report(forged_report(html, edit))
+    assert not check.ok, check

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
-from answerlens.citations import printed_record_ids
+from answerlens.citations import label_sites, printed_record_ids
 from answerlens.errors import DatasetError, describe_validation
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.render import context_format_of
@@ -70,6 +70,10 @@ def format_of(data: AssessmentData, audited: Mapping[str, Any]) -> tuple[Context
         return header, [f"context_format: {stated.value!r} but the context's header is the {header.value} "
                         "format's; citations were re-derived in the format the header names"]
     fmt = header or stated
+    printed = [other for other in ContextFormat if label_sites(data.context, other, cited_reader=True)]
+    if fmt is not None and printed and fmt not in printed:
+        return fmt, [f"context: its header names the {fmt.value} format but its records are printed in the "
+                     f"{printed[0].value} format, so its citations cannot be re-derived: NOT VERIFIED"]
     cites = any(item.get("evidence_refs") or item.get("citations") for item in _requirements(audited))
     if fmt is None and cites:
         return None, ["context_format: unknown, and the embedded context has no header naming one, so its "
