@@ -160,3 +160,53 @@ def test_a_report_whose_context_header_was_swapped_is_not_verified(name: str, he
 
     check = verify_report(forged_report(html, edit))
     assert not check.ok, check
+
+
+def _cli(*argv: str) -> int:
+    from answerlens.cli import main
+
+    return main(list(argv))
+
+
+@pytest.mark.parametrize("edit", [
+    pytest.param(lambda r: r["report"].update(context_format="Reader"), id="format_case"),
+    pytest.param(lambda r: r["report"].update(context_format=" reader"), id="format_padded"),
+    pytest.param(lambda r: r["report"].update(extra=1), id="unknown_field"),
+    pytest.param(lambda r: r["report"].pop("question"), id="question_removed"),
+    pytest.param(lambda r: r["report"].update(kind="trial"), id="kind_changed"),
+    pytest.param(lambda r: r["report"]["document"].pop("verdict"), id="verdict_removed"),
+])
+def test_an_edited_report_is_not_verified_exit_1(tmp_path: Any, capsys: Any, edit: Any) -> None:
+    """Exit codes: 1 for anything recognisably a report (or assessment) that does not verify, 2 only for what
+    is not one at all (unreadable, no data block, not JSON)."""
+    from answerlens.report.embedded import OPEN, encode
+
+    _, assessment = replayed("compact_citation_errors")
+    html = report("compact_citation_errors", assessment.model_dump(mode="json"))
+    raw = extract(html)
+    edit(raw)
+    start = html.index(OPEN) + len(OPEN)
+    path = tmp_path / "edited.html"
+    path.write_text(html[:start] + encode(raw) + html[html.index("</script>", start):])
+    assert _cli("verify", str(path)) == 1
+    assert not verify_report(path.read_text()).ok
+    (tmp_path / "none.html").write_text("<!doctype html><html></html>")
+    assert _cli("verify", str(tmp_path / "none.html")) == 2
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("field", ["verdict", "requirements", "evaluation_id", "reasoning", "citation_errors"])
+def test_an_assessment_with_a_field_removed_is_not_verified_exit_1(tmp_path: Any, capsys: Any, field: str) -> None:
+    import json
+
+    _, assessment = replayed("auditable_uuid_citations")
+    data = assessment.model_dump(mode="json")
+    data.pop(field)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data))
+    assert _cli("verify", str(path)) == 1
+    path.write_text("{not json")
+    assert _cli("verify", str(path)) == 2
+    path.write_text("[1, 2]")
+    assert _cli("verify", str(path)) == 2
+    capsys.readouterr()

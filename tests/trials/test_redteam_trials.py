@@ -137,3 +137,63 @@ def test_a_shard_relabelled_in_its_file_and_result_is_refused(runs: Path, tmp_pa
     write_json(broken / "result.json", result)
     with pytest.raises(TrialError, match="s3"):
         merge_shards([runs / "s1", runs / "s2", broken], tmp_path / "out")
+
+
+def _unsafe_count(result: dict[str, Any]) -> None:
+    result["summary"]["unanswerable"]["unsafe_full_answer_count"] = 0
+
+
+def _samples_count(result: dict[str, Any]) -> None:
+    result["summary"]["samples"] += 1
+
+
+def _gates_passed(result: dict[str, Any]) -> None:
+    for gate in result["quality_gates"]["results"].values():
+        gate["passed"] = True
+    result["quality_gates"]["passed"] = True
+
+
+def _gate_observed(result: dict[str, Any]) -> None:
+    gate = result["quality_gates"]["results"]["unsafe_full_answer_count_max"]
+    gate.update(observed=0, passed=True)
+
+
+@pytest.mark.parametrize("edit", [_unsafe_count, _samples_count, _gates_passed, _gate_observed])
+@pytest.mark.parametrize("target", ["folder", "result.json"])
+def test_verify_refuses_an_edited_summary_or_gate(tmp_path: Path, capsys: Any, edit: Any, target: str) -> None:
+    """The summary and gates in result.json must be what the samples give, not silently recomputed."""
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
+    run = tmp_path / "run"
+    with oracle_server(REPLIES) as server:
+        asyncio.run(run_trial(dataset, config(server.base_url), repeats=1, out=run))
+    assert main(["verify", str(run)]) == 0
+    capsys.readouterr()
+    result = json.loads((run / "result.json").read_text())
+    edit(result)
+    write_json(run / "result.json", result)
+    code = main(["verify", str(run if target == "folder" else run / "result.json")])
+    out = capsys.readouterr().out
+    assert code == 1 and ("summary" in out or "quality_gates" in out), out
+
+
+@pytest.mark.parametrize("edit", [
+    pytest.param(lambda r: r["samples"][0]["assessment"]["requirements"][0].update(status="Supported"), id="enum"),
+    pytest.param(lambda r: r["samples"][0].update(label="Answerable"), id="label_case"),
+    pytest.param(lambda r: r["samples"][0].update(extra=1), id="unknown_sample_field"),
+    pytest.param(lambda r: r["samples"][0].pop("repeat"), id="repeat_removed"),
+    pytest.param(lambda r: r.update(extra=1), id="unknown_result_field"),
+])
+@pytest.mark.parametrize("target", ["folder", "result.json"])
+def test_a_trial_edited_out_of_shape_is_not_verified_exit_1(tmp_path: Path, capsys: Any, edit: Any,
+                                                            target: str) -> None:
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
+    run = tmp_path / "run"
+    with oracle_server(REPLIES) as server:
+        asyncio.run(run_trial(dataset, config(server.base_url), repeats=1, out=run))
+    result = json.loads((run / "result.json").read_text())
+    edit(result)
+    write_json(run / "result.json", result)
+    assert main(["verify", str(run if target == "folder" else run / "result.json")]) == 1
+    (run / "result.json").write_text("{not json")
+    assert main(["verify", str(run / "result.json")]) == 2
+    capsys.readouterr()

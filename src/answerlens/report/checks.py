@@ -174,6 +174,12 @@ def trial_problems(data: TrialData) -> CheckedTrial:
     return CheckedTrial(result, tuple(problems))
 
 
+def recorded_summary_problems(raw: Mapping[str, Any], result: TrialResult) -> list[str]:
+    """The summary and gates a result file records, against what its samples give (readers recompute them, so
+    an edited summary or gate would otherwise pass unseen)."""
+    return _summary_problems(raw, result) + _gate_problems(result)
+
+
 def read_result(raw: Mapping[str, Any]) -> TrialResult:
     """A dumped ``TrialResult``, typed; one that does not read back exactly as recorded is a ``DatasetError``."""
     samples: tuple[TrialSample, ...] | tuple[UpstreamSample, ...]

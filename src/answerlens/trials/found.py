@@ -31,7 +31,7 @@ def plain_assessments(data: Any) -> list[FoundAssessment]:
     """The assessment a file is, or wraps (a sample file of another runner, read no further); else none."""
     if not isinstance(data, dict):
         return []
-    if "verdict" in data:
-        return [FoundAssessment(data)]
+    if any(name in data for name in ("verdict", "evaluation_id", "assessment_sha256")):
+        return [FoundAssessment(data)]  # an assessment, perhaps with a field removed: verify says which
     wrapped = data.get("assessment")
     return [FoundAssessment(wrapped)] if isinstance(wrapped, dict) else []
