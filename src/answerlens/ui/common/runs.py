@@ -121,6 +121,9 @@ class RunStore:
     def _db(self) -> Iterator[sqlite3.Connection]:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.exists() and not self.path.is_file():  # a folder, a FIFO (would hang), /dev/null (SQLite
+                raise RunStoreError(  # would write its journal beside the device)
+                    f"The run history {self.path} is not a regular file", path=str(self.path), remedy=_MOVE_ASIDE)
             wait = LOCK_WAIT_SECONDS if self.timeout is None else self.timeout
             with closing(sqlite3.connect(self.path, timeout=wait)) as connection:
                 with connection:  # one transaction: committed on success, rolled back on error
