@@ -210,3 +210,19 @@ def test_an_assessment_with_a_field_removed_is_not_verified_exit_1(tmp_path: Any
     path.write_text("[1, 2]")
     assert _cli("verify", str(path)) == 2
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("name", ["compact_citation_errors", "auditable_uuid_citations", "prme_reader_citations"])
+@pytest.mark.parametrize(("edit", "place"), [
+    pytest.param(lambda h: h + "X", "after the document", id="text_after_html"),
+    pytest.param(lambda h: h + "\n<p>injected</p>\n", "after the document", id="markup_after_html"),
+    pytest.param(lambda h: "X" + h, "before the document", id="text_before_doctype"),
+    pytest.param(lambda h: "\ufeff" + h, "before the document", id="bom_before_doctype"),
+    pytest.param(lambda h: "  \n" + h, "before the document", id="blank_before_doctype"),
+    pytest.param(lambda h: h.replace("</body>", "</body>X", 1), "at the end of the page", id="between_body_and_html"),
+])
+def test_verify_names_the_real_place_of_an_edit(name: str, edit: Any, place: str) -> None:
+    _, assessment = replayed(name)
+    check = verify_report(edit(report(name, assessment.model_dump(mode="json"))))
+    assert not check.ok and place in check.problems[-1], check.problems
+    assert "in the embedded data block" not in check.problems[-1]
