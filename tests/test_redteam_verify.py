@@ -226,3 +226,31 @@ def test_verify_names_the_real_place_of_an_edit(name: str, edit: Any, place: str
     check = verify_report(edit(report(name, assessment.model_dump(mode="json"))))
     assert not check.ok and place in check.problems[-1], check.problems
     assert "in the embedded data block" not in check.problems[-1]
+
+
+RESOLVABLE_ONLY_WITH_BUNDLE = {"ref_names_other_memory"}  # reader/compact contexts do not print the memory id
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("shape", ["ours", "prme"])
+def test_forged_support_in_a_report_is_not_verified(name: str, shape: str) -> None:
+    """The same forgeries embedded in a report (page re-rendered): refused against the embedded context; the one
+    only a bundle can catch in a reader or compact context is caught with --bundle."""
+    bundle, assessment = replayed(name)
+    base = assessment.model_dump(mode="json")
+    if shape == "prme":
+        base = prme_shaped(base)
+    html = report(name, base)
+    assert verify_report(html).ok
+    auditable = bundle.context_format.value == "auditable"
+    for variant, (refs, ids, status) in variants(valid_references(bundle, bundle.exact_context)).items():
+        def edit(raw: dict[str, Any], refs: list[str] = refs, ids: list[str] = ids, status: str = status) -> None:
+            document = raw["report"]["document"]
+            document["requirements"][0].update(status=status, evidence_refs=refs, evidence_ids=ids)
+            rehashed(document)
+
+        forged = forged_report(html, edit)
+        if variant in RESOLVABLE_ONLY_WITH_BUNDLE and not auditable and shape == "prme":
+            assert not verify_report(forged, bundle=bundle).ok, variant
+            continue
+        assert not verify_report(forged).ok, variant
