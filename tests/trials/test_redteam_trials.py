@@ -197,3 +197,42 @@ def test_a_trial_edited_out_of_shape_is_not_verified_exit_1(tmp_path: Path, caps
     (run / "result.json").write_text("{not json")
     assert main(["verify", str(run / "result.json")]) == 2
     capsys.readouterr()
+
+
+OURS = ("raw_output", "raw_output_text", "raw_output_sha256", "provider_metadata", "provenance_sha256")
+
+
+@pytest.mark.parametrize(("refs", "ids"), [
+    pytest.param(["m99"], ["5b1f3f8e-6d0a-4c1e-9a57-0c6f7b0f2a11"], id="unknown_ref"),
+    pytest.param(["m2"], None, id="ref_names_the_other_memory"),
+    pytest.param(["M1"], None, id="wrong_case"),
+])
+def test_verify_with_the_dataset_refuses_a_prme_shaped_forgery_in_a_sample(tmp_path: Path, capsys: Any,
+                                                                          refs: list[str], ids: Any) -> None:
+    """A sample's assessment stripped to PRME's shape and made 'supported' by a citation its case's bundle does
+    not give, rehashed, in result.json and the sample file alike (summary recomputed)."""
+    from tests.test_verification_attacks import rehashed
+
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
+    run = tmp_path / "run"
+    with oracle_server(REPLIES) as server:
+        asyncio.run(run_trial(dataset, config(server.base_url), repeats=1, out=run))
+    result = json.loads((run / "result.json").read_text())
+    target = next(s for s in result["samples"] if s["case_id"] == "a3")
+    assessment = target["assessment"]
+    for key in OURS:
+        assessment.pop(key, None)
+    first = next(s for s in result["samples"] if s["case_id"] == "a1")["assessment"]["requirements"][0]
+    memory = first["evidence_ids"][0]
+    for item in assessment["requirements"]:
+        item.update(claimed_status=None, citations=[], status="supported", evidence_refs=refs,
+                    evidence_ids=ids or [memory])
+    rehashed(assessment)
+    write_json(run / "samples" / sample_filename("a3", 0), target)
+    result["summary"] = summarize([TrialSample.model_validate(s) for s in result["samples"]],
+                                  drafts=False).model_dump(mode="json")
+    result.pop("quality_gates", None)
+    write_json(run / "result.json", result)
+    code = main(["verify", str(run), "--dataset", str(tmp_path / "cases.json")])
+    out = capsys.readouterr().out
+    assert code == 1 and "a3" in out and "evidence_" in out, out
