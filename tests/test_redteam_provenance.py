@@ -113,3 +113,28 @@ def test_a_bare_reply_stays_unbound_through_every_round_trip(capsys: Any, tmp_pa
     assert recording(second)["match"] == "unbound"
     code, out, _ = run(capsys, "verify", str(tmp_path / "second.json"))
     assert code == 0 and "unbound" in out.lower(), out
+
+
+@pytest.mark.parametrize(("name", "other"), CASES)
+@pytest.mark.parametrize("relabel", [False, True])
+def test_the_apps_download_of_a_forced_run_keeps_its_original_binding(capsys: Any, tmp_path: Path, name: str,
+                                                                      other: str, relabel: bool) -> None:
+    """The app's Download recording of a forced run (also one relabelled as a model's, hash recomputed) replays
+    only for the inputs the reply answered."""
+    from answerlens import AnswerabilityAssessment
+    from answerlens.ui.common.exports import recording_json
+
+    source = str(SAMPLES / f"{name}.json")
+    data = assess(capsys, tmp_path / "forced.json", source, "-q", other, "--force-replay")
+    if relabel:
+        recording(data)["author"] = "gpt-4o"
+        data["model"] = "gpt-4o"
+        rehash_provenance(data)
+    download = recording_json(AnswerabilityAssessment.model_validate(data), other, None)
+    assert download is not None
+    written = json.loads(download.data)
+    assert written["binding"] == recording(data)["binding"] and written["question"] is None
+    path = tmp_path / "recording.json"
+    path.write_text(download.data)
+    code, out, err = run(capsys, "assess", source, "-q", other, "--provider", "replay", "--replay-file", str(path))
+    assert code == 2 and out == "" and "answered another question" in err
