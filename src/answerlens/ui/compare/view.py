@@ -10,6 +10,7 @@ from typing import Any
 import streamlit as st
 
 from answerlens.errors import BundleError, DatasetError
+from answerlens.html.escape import plain
 from answerlens.html.markup import notice_html
 from answerlens.json_reader import read_json
 from answerlens.trials.found import FoundAssessment
@@ -26,6 +27,7 @@ from answerlens.ui.compare.viewmodel import (
     verification_html,
 )
 from answerlens.ui.tables import filters_view
+from answerlens.ui.tables.filters import badged_frame
 
 SESSION, SHIPPED, UPLOAD = "A stored run", "Shipped example", "Upload a file"
 COMPARE_DIR = "compare"
@@ -93,7 +95,7 @@ def _upload(prefix: str, side: str) -> tuple[str, dict[str, Any]] | None:
 
 
 def _label(item: FoundAssessment) -> str:
-    return f"{item.question_id} · repeat {item.repeat}" if item.position is not None else "assessment"
+    return plain(f"{item.question_id} · repeat {item.repeat}") if item.position is not None else "assessment"
 
 
 def identity(comparison: Comparison) -> None:
@@ -140,7 +142,8 @@ def second_opinion(prefix: str, diff: OpinionDiff | None) -> None:
     st.html(coverage_html(diff))
     st.html(verdicts_html(diff))
     text = st.column_config.TextColumn
-    st.dataframe(opinion_frame(diff), key=f"{prefix}.opinions", hide_index=True, width="stretch", column_config={
+    shown = badged_frame(opinion_frame(diff))
+    st.dataframe(shown, key=f"{prefix}.opinions", hide_index=True, width="stretch", column_config={
         "requirement": text("requirement", width="medium"),
         "opinion A": text("opinion A", help="agrees, flags, verifier disagrees, or not checked (not supported)"),
         "opinion B": text("opinion B", help="agrees, flags, verifier disagrees, or not checked (not supported)"),

@@ -9,6 +9,7 @@ import streamlit as st
 
 from answerlens.ui.common import history, history_view, sources
 from answerlens.ui.inspect import viewmodel
+from answerlens.ui.tables.filters import badged_frame
 
 SHOWN = "shown"
 """``{prefix}.shown``: (run number, the endpoint it was produced with or opened under; None until the next draw)."""
@@ -96,7 +97,7 @@ def _clear(prefix: str) -> None:
 def _table(prefix: str, entries: list[history.Entry]) -> None:
     text = st.column_config.TextColumn
     st.dataframe(
-        viewmodel.history_frame(entries),
+        badged_frame(viewmodel.history_frame(entries)),
         hide_index=True,
         width="stretch",
         key=f"{prefix}.history_table",

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from answerlens.html.escape import plain
 from answerlens.ui.tables import filters
 from answerlens.ui.tables.filters import TableFilter, TableSpec
 
@@ -26,7 +27,8 @@ def table(key: str, frame: pd.DataFrame, spec: TableSpec, *, noun: str, file_ste
     visible = filters.apply(frame, spec, choice)
     st.caption(f"{filters.shown(len(visible), len(frame), noun)} shown · click a column header to sort the view; "
                "the downloads follow the order chosen above")
-    st.dataframe(styler(visible) if styler is not None else visible, key=f"{key}.table", hide_index=True,
+    shown = filters.badged_frame(visible)
+    st.dataframe(styler(shown) if styler is not None else shown, key=f"{key}.table", hide_index=True,
                  width="stretch", column_config=dict(column_config or {}))
     csv_column, json_column = st.columns(2)
     csv_column.download_button(f"Shown {noun}s as CSV", filters.csv_text(visible), f"{file_stem}.csv", "text/csv",
@@ -50,6 +52,7 @@ def _controls(key: str, frame: pd.DataFrame, spec: TableSpec, placeholder: str) 
     with more_column.popover(label, icon=":material/filter_list:", width="stretch"):
         for facet, name in zip(spec.facets, keys, strict=True):
             picked = st.multiselect(facet.label, filters.facet_values(frame, facet), key=name, placeholder="all",
+                                    format_func=plain,
                                     help=f"keep rows whose {' or '.join(facet.columns)} is one of these")
             allowed[facet.label] = frozenset(picked)
         sort_by = st.selectbox("Sort by", [TABLE_ORDER, *frame.columns], key=f"{key}.sort")
