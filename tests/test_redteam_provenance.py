@@ -138,3 +138,21 @@ def test_the_apps_download_of_a_forced_run_keeps_its_original_binding(capsys: An
     path.write_text(download.data)
     code, out, err = run(capsys, "assess", source, "-q", other, "--provider", "replay", "--replay-file", str(path))
     assert code == 2 and out == "" and "answered another question" in err
+
+
+@pytest.mark.parametrize(("name", "other"), CASES)
+def test_a_consistent_relabel_passes_and_the_readme_says_it_can(capsys: Any, tmp_path: Path, name: str,
+                                                                 other: str) -> None:
+    """The documented limit: a relabel with provenance_sha256 recomputed by the public formula is a consistent
+    forgery verify cannot catch (here: a bound replay relabelled as a live call to a named server); the README's
+    Integrity section says so."""
+    from tests.paths import REPO
+
+    data = assess(capsys, tmp_path / "bound.json", str(SAMPLES / f"{name}.json"))
+    data.update(provider="openai", model="gpt-4o")
+    data["provider_metadata"].update(engine="openai", base_url="https://api.openai.com/v1", origin="live",
+                                     recorded=False, recording=None)
+    assert verify_assessment(rehash_provenance(data)).ok
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert "relabel it and recompute `provenance_sha256`" in readme
+    assert "It cannot prove that a live reply came from the server or model named" in readme
