@@ -75,3 +75,34 @@ def test_a_store_that_is_not_a_regular_file_fails_naming_it(tmp_path: Path, kind
     entry = history.add(state, **fields(stem))
     assert not entry.stored and history.current(state) is entry and entry.assessment == recorded(stem)
     assert history.problem(state) is not None
+
+
+def _tamper(path: Path, sql: str) -> None:
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        db.execute(sql)
+
+
+@pytest.mark.parametrize("sql", [
+    pytest.param("UPDATE runs SET assessment = replace(assessment, '\"verdict\":\"insufficient\"', "
+                 "'\"verdict\":\"answerable\"') WHERE number = 1", id="verdict_in_the_assessment"),
+    pytest.param("UPDATE runs SET verdict = 'answerable' WHERE number = 1", id="verdict_column"),
+    pytest.param("UPDATE runs SET assessment = replace(assessment, '\"model\":\"hand-written\"', "
+                 "'\"model\":\"gpt-4o\"') WHERE number = 1", id="provenance"),
+])
+def test_a_stored_run_edited_on_disk_is_not_shown_as_genuine(tmp_path: Path, sql: str) -> None:
+    """A run whose stored assessment or listed verdict was edited in runs.sqlite3 is refused when it is reopened
+    (one run's notice, naming it), never shown with a verdict its evidence does not give."""
+    path = tmp_path / "runs.sqlite3"
+    store = RunStore(path)
+    store.add(**fields("speech_act_eslint"))
+    store.add(**fields("conflicting_deploy_freeze"))
+    assert store.assessment(1).verdict.value == "insufficient"
+    _tamper(path, sql)
+    with pytest.raises(RunStoreError, match=r"Run #1 in the run history .* does not verify") as caught:
+        RunStore(path).assessment(1)
+    assert not caught.value.whole_file
+    state: dict = {history.STORE_KEY: RunStore(path)}
+    assert history.find(state, 1) is None and history.problem(state) is not None
+    assert history.find(state, 2) is not None
