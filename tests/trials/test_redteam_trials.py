@@ -236,3 +236,21 @@ def test_verify_with_the_dataset_refuses_a_prme_shaped_forgery_in_a_sample(tmp_p
     code = main(["verify", str(run), "--dataset", str(tmp_path / "cases.json")])
     out = capsys.readouterr().out
     assert code == 1 and "a3" in out and "evidence_" in out, out
+
+
+@pytest.mark.parametrize("edit", [_gates_passed, _gate_observed])
+def test_the_reader_shows_gates_the_samples_give_not_the_recorded_ones(tmp_path: Path, edit: Any) -> None:
+    """What the app's Trials page and the Compare page read (``read_trial``): gates flipped to passed in
+    result.json are shown as the samples give them, as the summary already is."""
+    from answerlens.trials.reader import read_trial
+
+    dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
+    run = tmp_path / "run"
+    with oracle_server(REPLIES) as server:
+        asyncio.run(run_trial(dataset, config(server.base_url), repeats=1, out=run))
+    genuine = read_trial(run).quality_gates
+    assert genuine is not None and not genuine.passed
+    result = json.loads((run / "result.json").read_text())
+    edit(result)
+    write_json(run / "result.json", result)
+    assert read_trial(run).quality_gates == genuine

@@ -176,8 +176,13 @@ def trial_problems(data: TrialData) -> CheckedTrial:
 
 def recorded_summary_problems(raw: Mapping[str, Any], result: TrialResult) -> list[str]:
     """The summary and gates a result file records, against what its samples give (readers recompute them, so
-    an edited summary or gate would otherwise pass unseen)."""
-    return _summary_problems(raw, result) + _gate_problems(result)
+    an edited summary or gate would otherwise pass unseen). ``result`` is the result as read; the gates are taken
+    from ``raw`` as recorded."""
+    try:
+        recorded = read_result(raw)
+    except DatasetError as exc:
+        return [f"result: {exc}"]
+    return _summary_problems(raw, result) + _gate_problems(recorded)
 
 
 def read_result(raw: Mapping[str, Any]) -> TrialResult:
