@@ -6,7 +6,7 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test lint bench install dev local-model chromium clean
+.PHONY: run test lint bench install dev local-model chromium phoenix clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -40,8 +40,19 @@ run: install
 	$(VENV)/bin/streamlit run app.py --server.address $(HOST) --server.port $(PORT) \
 	  --server.headless true --browser.gatherUsageStats false
 
-test: dev chromium
-	$(PY) -m pytest --durations=10
+# Arize Phoenix for the tracing tests (tests/tracing): it pins many packages, so it lives in its own virtualenv.
+PHOENIX_VENV := tests/.venv-phoenix
+
+$(PHOENIX_VENV)/.installed:
+	$(PYTHON) -m venv $(PHOENIX_VENV)
+	$(PHOENIX_VENV)/bin/python -m pip --disable-pip-version-check -q install 'arize-phoenix==20.26.1'
+	touch $@
+
+phoenix: $(PHOENIX_VENV)/.installed
+
+# The embedded model's tests skip where it is not installed; here they must run (dev installs it).
+test: dev chromium phoenix
+	ANSWERLENS_REQUIRE_EMBEDDED=1 $(PY) -m pytest --durations=10
 
 # Benchmarks (not part of `make test`): upstream prme lives in its own virtualenv, never in ours.
 PRME_VENV := benchmarks/.venv-prme
@@ -59,4 +70,4 @@ lint: dev
 	$(VENV)/bin/mypy src
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(PHOENIX_VENV) .pytest_cache .mypy_cache .ruff_cache

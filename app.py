@@ -2,8 +2,10 @@
 
 import streamlit as st
 
+from answerlens.ui.common.navigation_view import app_navigation
+
 st.set_page_config(page_title="answerlens", page_icon=":material/manage_search:", layout="wide")
-st.navigation(
+app_navigation(
     [
         st.Page("pages/inspect.py", title="Inspect", icon=":material/manage_search:", default=True),
         st.Page("pages/packing.py", title="Packing", icon=":material/view_agenda:"),

@@ -25,6 +25,7 @@ from typing import Any
 import bundles
 import report
 import throughput
+import tracing_overhead
 import trial_cli
 
 from answerlens.loading import MAX_BUNDLE_BYTES
@@ -206,16 +207,17 @@ def bench_throughput(tmp: Path, runs: dict[int, int]) -> dict[str, Any]:
 
 def bench_trial_cli(tmp: Path, runs: int) -> dict[str, Any]:
     bundle = bundles.write_bundle(tmp / "cli_bundle.json", SMALL)
+    payload = trial_cli.write_payload(tmp / "cli_payload.json", bundle, throughput.question(0))
     levels = []
-    with server(TRIAL_DELAY) as url:
+    with trial_cli.delaying_server(TRIAL_DELAY) as served:
         for name, cases, repeats, concurrency in CLI_LEVELS:
             dataset = throughput.write_dataset(tmp / f"cli_cases_{cases}.json", bundle, cases)
-            levels.append(trial_cli.level(trial_cli.CLI, dataset, url, samples=cases * repeats, repeats=repeats,
+            levels.append(trial_cli.level(trial_cli.CLI, dataset, served, samples=cases * repeats, repeats=repeats,
                                           concurrency=concurrency, delay=TRIAL_DELAY, runs=runs, tmp=tmp,
-                                          name=name))
+                                          name=name, payload=payload))
         name, cases, repeats, concurrency = CLI_LEVELS[-1]
         dataset = tmp / f"cli_cases_{cases}.json"
-        no_fsync = trial_cli.level(trial_cli.NO_FSYNC, dataset, url, samples=cases * repeats, repeats=repeats,
+        no_fsync = trial_cli.level(trial_cli.NO_FSYNC, dataset, served, samples=cases * repeats, repeats=repeats,
                                    concurrency=concurrency, delay=TRIAL_DELAY, runs=runs, tmp=tmp,
                                    name=f"{name}, fsync off (comparison only)")
     return {"delay_s": TRIAL_DELAY, "levels": levels, "no_fsync": no_fsync}
@@ -283,6 +285,46 @@ def _memory_tasks(libs: Any, url: str, tasks: list[tuple[str, Path, str]]) -> li
     return found
 
 
+# --- 4b. the packing sweep ---------------------------------------------------------------------------------
+
+SWEEP_RECORDS, SWEEP_MEMORY_RECORDS = 40, 2_000
+
+
+def bench_sweep(tmp: Path, runs: int) -> dict[str, Any]:
+    """The sweep's overhead above its model calls (8 cells × 3 repeats, c4, 0.2 s server), and its peak memory
+    for a 2,000-record bundle at 6 budgets; each run in a fresh process."""
+    bundle = bundles.write_bundle(tmp / "sweep_bundle.json", SWEEP_RECORDS)
+    large = bundles.write_bundle(tmp / "sweep_2000.json", SWEEP_MEMORY_RECORDS)
+    cases = throughput.write_dataset(tmp / "sweep_cases.json", bundle, 8)
+    measured, engine = [], []
+    with server(TRIAL_DELAY) as url:
+        for run in range(runs):  # alternating: the sweep, then a trial of the same 24 calls on the same engine
+            measured.append(_sweep_worker("overhead", bundle, url, tmp / f"sweep-{run}", TRIAL_DELAY))
+            completed = subprocess.run(
+                [sys.executable, str(HERE / "throughput.py"), "--dataset", str(cases), "--url", url,
+                 "--concurrency", "4", "--repeats", "3", "--out", str(tmp / f"sweep-trial-{run}")],
+                check=True, capture_output=True, text=True)
+            engine.append(json.loads(completed.stdout)["seconds"])
+    with server() as url:
+        memory = _sweep_worker("memory", large, url, tmp / "sweep-memory", 0.0)
+    fractions = [item["overhead_fraction"] for item in measured]
+    ideal = measured[0]["ideal_s"]
+    trial_fractions = [(seconds - ideal) / seconds for seconds in engine]
+    return {"overhead": {**measured[0], "seconds": statistics.median(item["seconds"] for item in measured),
+                         "overhead_fraction": statistics.median(fractions), "fractions": fractions,
+                         "records": SWEEP_RECORDS, "trial_seconds": statistics.median(engine),
+                         "trial_overhead_fraction": statistics.median(trial_fractions)},
+            "memory": {**memory, "records": SWEEP_MEMORY_RECORDS}}
+
+
+def _sweep_worker(kind: str, bundle: Path, url: str, out: Path, delay: float) -> dict[str, Any]:
+    command = [sys.executable, str(HERE / "sweep.py"), kind, "--bundle", str(bundle), "--url", url, "--out", str(out),
+               "--delay", str(delay)]
+    completed = subprocess.run(["/bin/sh", "-c", '"$@"; exit $?', "sh", *command], check=True, capture_output=True,
+                               text=True, cwd=HERE)  # through a shell: see _memory_tasks
+    return dict(json.loads(completed.stdout))
+
+
 # --- 5. claim verification ------------------------------------------------------------------------------
 
 
@@ -304,6 +346,51 @@ def bench_embedded(before: bool) -> dict[str, Any]:
     return json.loads(completed.stdout.strip().splitlines()[-1])  # llama.cpp logs to stderr
 
 
+# --- 7. tracing ----------------------------------------------------------------------------------------------
+
+
+def bench_tracing(rounds: int, calls: int) -> dict[str, Any]:
+    """Replayed assessments with tracing off and on (OTLP/HTTP to a local collector that drops every batch), in
+    alternating processes of their own; the CLI's assess with tracing off and on; what tracing off imports."""
+    off_env = {key: value for key, value in os.environ.items() if not key.startswith(("OTEL_", "OPENINFERENCE_"))}
+    script = str(HERE / "tracing_overhead.py")
+    sink = subprocess.Popen([sys.executable, script, "sink"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert sink.stdout is not None
+        on_env = {**off_env, "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{int(sink.stdout.readline())}"}
+        arms: dict[str, list[dict[str, Any]]] = {"off": [], "on": []}
+        for index in range(rounds):
+            for arm in (("off", "on") if index % 2 == 0 else ("on", "off")):
+                done = subprocess.run([sys.executable, script, "assess", "--calls", str(calls), "--rounds", "3"],
+                                      env=off_env if arm == "off" else on_env, check=True, capture_output=True,
+                                      text=True)
+                arms[arm].append(json.loads(done.stdout))
+        cli = {arm: _cli_assess(env, rounds) for arm, env in (("off", off_env), ("on", on_env))}
+    finally:
+        sink.terminate()
+        sink.wait(timeout=10)
+    imports = json.loads(subprocess.run([sys.executable, script, "imports"], env=off_env, check=True,
+                                        capture_output=True, text=True).stdout)
+    found: dict[str, Any] = {"rounds": rounds, "calls": calls * 3, "cli_assess_s": cli, **imports}
+    for arm, runs in arms.items():
+        found[arm] = {"call_ms": statistics.median(run["call_ns_median"] for run in runs) / 1e6,
+                      "cpu_ms": statistics.median(statistics.median(run["cpu_ns_per_call"]) for run in runs) / 1e6}
+    found["added_call_ms"] = found["on"]["call_ms"] - found["off"]["call_ms"]
+    found["added_cpu_ms"] = found["on"]["cpu_ms"] - found["off"]["cpu_ms"]
+    return found
+
+
+def _cli_assess(env: dict[str, str], rounds: int) -> float:
+    command = [sys.executable, "-m", "answerlens.cli", "assess", str(tracing_overhead.SAMPLE), "--provider", "replay",
+               "--json"]
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        subprocess.run(command, env=env, check=True, capture_output=True)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
 # --- the run -----------------------------------------------------------------------------------------------
 
 
@@ -318,14 +405,15 @@ def write_results(results: dict[str, Any], path: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", action="append",
-                        choices=("overhead", "throughput", "trial_cli", "start", "scaling", "memory", "claims",
-                                 "embedded"),
+                        choices=("overhead", "throughput", "trial_cli", "start", "scaling", "memory", "sweep",
+                                 "claims", "embedded", "tracing"),
                         help="run only these benchmarks (repeatable); results then go to the temp directory")
     parser.add_argument("--quick", action="store_true", help="fewer rounds and runs, to check the harness")
     parser.add_argument("--out", type=Path, help="write the results here instead (default results/latest.json; "
                         "partial and quick runs go to the temp directory)")
     args = parser.parse_args()
-    chosen = args.only or ["overhead", "throughput", "trial_cli", "start", "scaling", "memory", "claims", "embedded"]
+    chosen = args.only or ["overhead", "throughput", "trial_cli", "start", "scaling", "memory", "sweep", "claims",
+                           "embedded", "tracing"]
     # Measured as installed code runs: with bytecode cached (an environment that turns caching off would
     # recompile every module at each start, some 0.2 s), compiled once before anything is timed.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -357,12 +445,19 @@ def main() -> None:
         if "memory" in chosen:
             print("4/4 peak memory …", file=sys.stderr, flush=True)
             results["memory"] = bench_memory(tmp)
+        if "sweep" in chosen:
+            print("+ the packing sweep (overhead above its calls, memory at 2,000 records) …", file=sys.stderr,
+                  flush=True)
+            results["sweep"] = bench_sweep(tmp, 3 if args.quick else 5)
         if "claims" in chosen:
             print("+ claim verification (tiny NLI model) …", file=sys.stderr, flush=True)
             results["claims"] = bench_claims()
         if "embedded" in chosen:
             print("+ the embedded model (bundled SmolLM2) …", file=sys.stderr, flush=True)
             results["embedded"] = bench_embedded(before=not args.quick)
+        if "tracing" in chosen:
+            print("+ tracing on vs off (OTLP to a local collector) …", file=sys.stderr, flush=True)
+            results["tracing"] = bench_tracing(2 if args.quick else 6, 100 if args.quick else 300)
     results["machine"]["load_after"] = load_average()
     source = results.get("overhead", {}).get("workers", {}).get("answerlens", {}).get("source")
     if source and Path(source).is_relative_to(HERE.parent):

@@ -27,8 +27,8 @@ from answerlens import AnswerabilityConfig, ClaimVerifier, MemoryBundle, derive_
 from answerlens.claims.onnx_scorer import OnnxNliScorer
 from answerlens.records import ContextFormat
 from answerlens.samples import list_samples, load_sample
-from answerlens.second_opinion import count_opinions, second_opinion_for
-from answerlens.second_opinion.counts import OpinionCounts
+from answerlens.second_opinion.counts import OpinionCounts, count_opinions
+from answerlens.second_opinion.opinion import second_opinion_for
 from answerlens.trials.dataset import load_dataset
 
 ROOT = Path(__file__).resolve().parents[1]

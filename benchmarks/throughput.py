@@ -20,10 +20,14 @@ from answerlens.trials.log import TrialSample
 from answerlens.trials.runner import run_trial
 
 
+def question(index: int) -> str:
+    return f"Question {index}: which database and cache does the API use?"
+
+
 def write_dataset(path: Path, bundle: Path, cases: int) -> Path:
     """``cases`` labelled questions over one bundle file (referenced by path, as datasets usually do)."""
     items = [
-        {"id": f"q{index:03d}", "question": f"Question {index}: which database and cache does the API use?",
+        {"id": f"q{index:03d}", "question": question(index),
          "label": "answerable" if index % 2 else "unanswerable", "question_type": "bench", "bundle": bundle.name}
         for index in range(cases)
     ]

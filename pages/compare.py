@@ -11,7 +11,7 @@ from answerlens.ui.compare import view as compare_view
 from answerlens.ui.compare.opinions import opinion_diff, side
 from answerlens.ui.compare.viewmodel import compare
 
-ensure_app_navigation()
+ensure_app_navigation(__file__)
 
 APP_ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,10 +31,10 @@ if a is None or b is None:
     st.info("Choose two assessments: runs from the Inspect page's history, the shipped example, or files.")
     st.stop()
 
-(name_a, data_a), (name_b, data_b) = a, b
+(name_a, data_a, question_a), (name_b, data_b, question_b) = a, b
 side_a, side_b = side(data_a), side(data_b)  # a printed second opinion is split off; the audited parts compare
 comparison = compare(side_a.assessment, side_b.assessment)
-compare_view.identity(comparison)
+compare_view.identity(comparison, (question_a, question_b))
 left, right = st.columns(2, gap="large")
 with left:
     compare_view.verification("A", name_a, side_a.problems)

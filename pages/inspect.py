@@ -13,7 +13,7 @@ from answerlens.ui.inspect import history_view
 from answerlens.ui.inspect import view as result_view
 from answerlens.ui.inspect.viewmodel import inputs_of
 
-ensure_app_navigation()
+ensure_app_navigation(__file__)
 
 APP_ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sources.samples_dir(APP_ROOT)

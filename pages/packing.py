@@ -8,10 +8,11 @@ import streamlit as st
 from answerlens.ui.common import history_view
 from answerlens.ui.common import source_view as source_picker
 from answerlens.ui.common.navigation_view import ensure_app_navigation
+from answerlens.ui.packing import sweep_view
 from answerlens.ui.packing import view as packing_view
 from answerlens.ui.packing import viewmodel as packing
 
-ensure_app_navigation()
+ensure_app_navigation(__file__)
 
 APP_ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,3 +34,5 @@ if source is not None:
     history_view.notice()  # the run history's failure, if any
     if reply is not None:
         packing_view.matrix(renderings, reply)
+
+sweep_view.section("packing", source, APP_ROOT / "sample_bundles" / "sweeps")

@@ -11,7 +11,7 @@ from answerlens.ui.common.navigation_view import ensure_app_navigation
 from answerlens.ui.trials import report_view as trial_report_view
 from answerlens.ui.trials import run_view as trial_view
 
-ensure_app_navigation()
+ensure_app_navigation(__file__)
 
 APP_ROOT = Path(__file__).resolve().parents[1]
 CWD = Path.cwd()

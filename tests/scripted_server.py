@@ -114,6 +114,7 @@ def openai_chat(content: str | None, *, finish_reason: str = "stop", delay: floa
 
 
 class _QuietServer(ThreadingHTTPServer):
+    request_queue_size = 64  # a trial-sized burst of connections is accepted, not reset
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that gave up (a timeout under test) leaves a broken pipe behind; that is expected.
         pass
@@ -321,6 +322,16 @@ def llamacpp_events(tokens: list[str], *, finish: str = "stop", prompt: int = PR
         {"choices": [{"index": 0, "finish_reason": finish, "delta": {}}]},
         {"choices": [], "usage": {"prompt_tokens": prompt, "completion_tokens": len(tokens)}},
     ]
+
+
+def pieces(text: str, size: int = 7) -> list[str]:
+    """The text as the tokens a server would stream."""
+    return [text[index:index + size] for index in range(0, len(text), size)]
+
+
+CACHE_REPLY = json.dumps({"requirements": [{"requirement": "Cache", "status": "supported", "evidence_refs": ["m1"],
+                                            "explanation": "m1 names Redis."}], "reasoning": "Stated."})
+"""A valid reply for PRME's reader bundle and its cache question."""
 
 
 def sse_bytes(items: list[dict[str, Any] | str]) -> Iterator[bytes]:

@@ -22,7 +22,7 @@ def test_the_committed_results_print_every_section() -> None:
     results = json.loads((ROOT / "benchmarks" / "results" / "latest.json").read_text(encoding="utf-8"))
     text = _report_module().table(results)
     for heading in ("1. Per-assessment overhead", "2. Trial throughput", "2b. `answerlens trial`", "2c. Start times",
-                    "3. Render + validate", "4. Peak RSS", "5. Claim verification", "6. Embedded model"):
+                    "3. Render + validate", "4. Peak RSS", "4b. Packing sweep", "5. Claim verification", "6. Embedded model"):
         assert heading in text
 
 
@@ -35,3 +35,9 @@ def test_a_reply_row_is_compared_with_the_reply_and_a_skipped_model_is_named() -
     assert report.embedded_table({"skipped": "no runtime"}) == ["6. Embedded model: skipped (no runtime)", ""]
     bundle = {key: value for key, value in row.items() if key != "input_bytes"} | {"bundle_bytes": 6 * 2**20}
     assert report._ratio(bundle) == "2.0×"
+
+
+def test_the_committed_tracing_figures_print_their_section() -> None:
+    results = json.loads((ROOT / "benchmarks" / "results" / "tracing.json").read_text(encoding="utf-8"))
+    text = _report_module().table(results)
+    assert "7. Tracing" in text and "OpenTelemetry modules imported by `answerlens assess`: none" in text

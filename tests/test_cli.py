@@ -30,7 +30,7 @@ def test_assess_replay_prints_a_readable_report(capsys) -> None:  # type: ignore
     assert "verdict: partial    action: answer_partially" in out
     assert "(recorded response)" in out
     assert "discarded m99 (unknown_reference)" in out
-    assert "[2] unsupported (claimed conflicting)" in out
+    assert "[3] unsupported (claimed conflicting)" in out, "numbered from 1, as the app and the report number"
     assert "evaluation_id" in out and "assessment_sha256" in out
 
 

@@ -16,7 +16,7 @@ from answerlens.trials.dataset import load_dataset
 from answerlens.trials.endpoints import normalise_endpoints, read_endpoints
 from tests.app.conftest import assert_clean, html, notices, start
 from tests.paths import PRME
-from tests.trials.test_runner import question_cases, write_dataset
+from tests.trials.helpers import question_cases, write_dataset
 
 SECRET = "s3cr3t-PLANTED"
 URLS = [

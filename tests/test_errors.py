@@ -1,3 +1,7 @@
+import json
+
+import pytest
+
 from answerlens import (
     AnswerabilityError,
     AnswerlensError,
@@ -6,6 +10,7 @@ from answerlens import (
     DatasetError,
     TrialError,
 )
+from answerlens.errors import json_problem
 
 
 def test_tree() -> None:
@@ -20,3 +25,13 @@ def test_messages_carry_place_and_remedy() -> None:
     error = AnswerabilityError("Ollama is down", kind="connection_refused", remedy="start it with `ollama serve`")
     assert str(error) == "Ollama is down — start it with `ollama serve`"
     assert error.kind == "connection_refused"
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    pytest.param('{"a": "cut', "Unterminated string starting here", id="ends_in_at"),
+    pytest.param("{", "Expecting property name enclosed in double quotes", id="whole_already"),
+])
+def test_a_json_problem_never_reads_as_cut_off(text: str, phrase: str) -> None:
+    with pytest.raises(json.JSONDecodeError) as raised:
+        json.loads(text)
+    assert json_problem(raised.value) == phrase and not phrase.endswith(" at")

@@ -44,7 +44,8 @@ def test_the_example_trial_is_a_finished_run_of_hand_written_replies() -> None:
     assert summary.unanswerable.unsafe_full_answer_count > 0 and summary.citation_errors > 0  # worth showing
     assert {error.kind for error in summary.errors} == {"read_timeout"}
     called = [sample.assessment for sample in result.samples
-              if sample.assessment is not None and sample.assessment.model_called]
+              if sample.assessment is not None and sample.assessment.raw_output is not None]
+    assert not any(sample.assessment.model_called for sample in result.samples if sample.assessment is not None)
     assert called and all(assessment.provider_metadata is not None and assessment.provider_metadata.recorded
                           and assessment.provider_metadata.recording is not None
                           and assessment.provider_metadata.recording.author == HAND_WRITTEN for assessment in called)

@@ -53,6 +53,8 @@ def test_decode_drops_a_byte_order_mark() -> None:
     "text, message",
     [
         pytest.param('{"a": [1, 2', "invalid JSON at line 1 column 12", id="truncated"),
+        pytest.param('{"a": "cut off', "invalid JSON at line 1 column 7: Unterminated string starting here$",
+                     id="unterminated_string_is_a_whole_phrase"),
         pytest.param("[" * 100_000 + "]" * 100_000, "nested too deeply", id="deep"),
         pytest.param('{"a": "\\udfff"}', r"at \$\.a: .*lone surrogate", id="lone_surrogate"),
         pytest.param('[1e999]', r"at \$\[0\]: the number 1e999 is out of range", id="float_overflow"),

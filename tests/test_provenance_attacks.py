@@ -14,7 +14,8 @@ import pytest
 from answerlens import AnswerabilityAssessment, verify_assessment
 from answerlens.cli import main
 from answerlens.recording import recording_from_text
-from answerlens.report import assessment_report, verify_report
+from answerlens.report.document import assessment_report
+from answerlens.report.integrity import verify_report
 from answerlens.samples import load_sample
 from tests.paths import PRME, SAMPLES
 
@@ -153,7 +154,7 @@ def test_a_removed_provenance_hash_is_said_plainly(capsys: Any, tmp_path: Path) 
 
 
 def test_a_relabelled_report_fails_verify(capsys: Any, tmp_path: Path) -> None:
-    from tests.report.test_integrity import with_data
+    from tests.report.builders import with_data
 
     data = json.loads(forced_run(capsys, tmp_path).read_text())
     html = assessment_report(data, question=OTHER, context=load_sample(SAMPLE).load().exact_context)

@@ -13,7 +13,8 @@ import pytest
 from answerlens import verify_assessment
 from answerlens.audit import provenance, provenance_sha256
 from answerlens.cli import main
-from answerlens.report import assessment_report, verify_report
+from answerlens.report.document import assessment_report
+from answerlens.report.integrity import verify_report
 from answerlens.samples import load_sample
 from tests.paths import SAMPLES
 
@@ -149,7 +150,7 @@ def test_a_consistent_relabel_passes_and_the_readme_says_it_can(capsys: Any, tmp
     from tests.paths import REPO
 
     data = assess(capsys, tmp_path / "bound.json", str(SAMPLES / f"{name}.json"))
-    data.update(provider="openai", model="gpt-4o")
+    data.update(provider="openai", model="gpt-4o", model_called=True)
     data["provider_metadata"].update(engine="openai", base_url="https://api.openai.com/v1", origin="live",
                                      recorded=False, recording=None)
     assert verify_assessment(rehash_provenance(data)).ok

@@ -10,12 +10,13 @@ import pytest
 
 from answerlens import verify_assessment
 from answerlens.citations import valid_references
-from answerlens.report import assessment_report, verify_report
-from answerlens.report.document import render
+from answerlens.report.document import assessment_report, render
 from answerlens.report.embedded import extract
+from answerlens.report.integrity import verify_report
 from answerlens.samples import load_sample
+from tests.forgery import rehashed
 from tests.paths import SAMPLES
-from tests.test_verification_attacks import rehashed, replayed
+from tests.report.builders import replayed
 
 FOREIGN = "5b1f3f8e-6d0a-4c1e-9a57-0c6f7b0f2a11"
 NAMES = ["answerable_billing_database", "compact_citation_errors", "auditable_uuid_citations",

@@ -30,7 +30,7 @@ from answerlens.errors import RecordingMismatchError
 from answerlens.loading import SimpleBundle
 from answerlens.recording import BindingField
 from answerlens.samples import Sample, list_samples, load_sample
-from answerlens.second_opinion import second_opinion_for
+from answerlens.second_opinion.opinion import second_opinion_for
 
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_bundles"
 
@@ -39,7 +39,10 @@ SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_bundles"
 class Case:
     verdict: str | None = None
     error: str | None = None
-    model_called: bool = True
+    model_called: bool = False
+    """Only a reply a model produced counts: every hand-written sample reply is replayed with ``model_called``
+    false (its reply is kept as ``raw_output``)."""
+    replied: bool = True
     citation_errors: tuple[str, ...] = ()
 
 
@@ -60,7 +63,7 @@ CASES = {
     "auditable_uuid_citations": Case("answerable"),
     "draft_answer_unsupported_claim": Case("partial"),
     "hostile_record_text": Case("partial"),
-    "prme_reader_citations": Case("partial", citation_errors=PRME_CITATION_ERRORS),
+    "prme_reader_citations": Case("partial", citation_errors=PRME_CITATION_ERRORS, model_called=True),
     "compact_citation_errors": Case(
         "partial",
         citation_errors=(
@@ -72,13 +75,14 @@ CASES = {
             "requirement[4] cited unknown context reference 'M4'",
         ),
     ),
-    "empty_bundle": Case("insufficient", model_called=False),
+    "empty_bundle": Case("insufficient", replied=False),
     "superseded_database_timeline": Case("answerable"),
     "assistant_advice_role": Case("insufficient"),
     "large_platform_history": Case("partial"),
     "second_opinion_plan_as_fact": Case("answerable"),
     "second_opinion_superseded_region": Case("answerable"),
     "second_opinion_incident_count": Case("answerable"),
+    "sweep_budget_cut": Case("answerable"),
 }
 
 SECOND_OPINION = {
@@ -158,10 +162,11 @@ async def test_recorded_reply_gives_the_expected_outcome(name: str) -> None:
     assessment = await replay(item)
     assert assessment.verdict.value == item.expected.verdict == case.verdict
     assert assessment.model_called is case.model_called
+    assert (assessment.raw_output is not None) is case.replied
     assert assessment.citation_errors == case.citation_errors
     assert assessment.provider == "replay"
     assert assessment.model == item.recorded_model
-    if case.model_called:
+    if case.replied:
         assert assessment.provider_metadata is not None and assessment.provider_metadata.recorded
         assert assessment.provider_metadata.recording == item.recording().ref  # type: ignore[union-attr]
         # The pure path gives the identical validated output.

@@ -33,7 +33,7 @@ from answerlens.citations import CitationDecision, RequirementCitations, check_r
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
 from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, RawAssessment, ReplyError, parse_reply, prompt_for
-from answerlens.recording import HAND_WRITTEN, RecordingRef, ReplyOrigin
+from answerlens.recording import RecordingRef, ReplyOrigin
 from answerlens.records import MemoryBundle
 from answerlens.verdict import (
     ABSTAINING_ACTIONS,
@@ -88,20 +88,14 @@ class ProviderMetadata(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _read_dumps(cls, data: Any) -> Any:
-        # Dumps carry the computed ``recorded``; it must agree with ``origin``. Older dumps carried only
-        # ``recorded`` and a ``recorded_note``.
+        # Dumps carry the computed ``recorded``; it must agree with ``origin`` (live when the dump has none).
         if not isinstance(data, dict) or "recorded" not in data:
             return data
         data = dict(data)
         recorded = data.pop("recorded")
-        note = data.pop("recorded_note", None)
-        if "origin" not in data:
-            data["origin"] = ReplyOrigin.RECORDED if recorded is True else ReplyOrigin.LIVE
-            if recorded is True and data.get("recording") is None:
-                author = HAND_WRITTEN if note is None or HAND_WRITTEN in note else note
-                data["recording"] = {"author": author}
-        elif recorded != (ReplyOrigin(data["origin"]) == ReplyOrigin.RECORDED):
-            raise ValueError(f"recorded={recorded!r} contradicts origin={data['origin']!r}")
+        origin = data.get("origin", ReplyOrigin.LIVE)
+        if recorded != (ReplyOrigin(origin) == ReplyOrigin.RECORDED):
+            raise ValueError(f"recorded={recorded!r} contradicts origin={origin!r}")
         return data
 
 
@@ -153,9 +147,16 @@ class AnswerabilityAssessment(BaseModel):
         return self.recommended_action in ABSTAINING_ACTIONS
 
     @property
+    def hand_written(self) -> bool:
+        """Whether the reply replayed is a hand-written recording: it has a reply (``raw_output``) but no model
+        produced it, so ``model_called`` is false."""
+        meta = self.provider_metadata
+        return meta is not None and meta.recording is not None and meta.recording.hand_written
+
+    @property
     def origin(self) -> ReplyOrigin | None:
-        """Live or recorded; None when no model was called (or the assessment is PRME's own)."""
-        if not self.model_called or self.provider_metadata is None:
+        """Live or recorded; None when there was no reply (no citable evidence) or the assessment is PRME's own."""
+        if self.provider_metadata is None or not (self.model_called or self.hand_written):
             return None
         return self.provider_metadata.origin
 
@@ -232,7 +233,8 @@ def derive(
     prompt: PromptIdentity = PromptIdentity(),
     provider_metadata: ProviderMetadata | None = None,
 ) -> AnswerabilityAssessment:
-    """The assessment of one parsed reply; ``raw_text`` is None when no model was called."""
+    """The assessment of one parsed reply; ``raw_text`` is None when there was no reply (no citable evidence).
+    A hand-written recording (``provider_metadata``) has a reply but no model call: ``model_called`` is false."""
     checked = check_reply(raw, inputs.bundle, inputs.context, inputs.references)
     requirements = tuple(_requirement(item, result) for item, result in zip(raw.requirements, checked, strict=True))
     citation_errors = tuple(error for result in checked for error in result.errors)
@@ -240,7 +242,9 @@ def derive(
     reasoning = raw.reasoning.strip()
     identity = _identity(inputs, config, prompt)
     eval_id = evaluation_id(identity)
-    called = raw_text is not None
+    replied = raw_text is not None
+    recording = provider_metadata.recording if provider_metadata is not None else None
+    called = replied and not (recording is not None and recording.hand_written)
     meta = provider_metadata.model_dump(mode="json") if provider_metadata is not None else None
     source = {"provider": config.provider, "model": config.model, "model_called": called, "provider_metadata": meta}
     return AnswerabilityAssessment(
@@ -263,7 +267,7 @@ def derive(
             citation_errors=citation_errors,
             reasoning=reasoning,
         ),
-        raw_output=raw.model_dump(mode="json") if called else None,
+        raw_output=raw.model_dump(mode="json") if replied else None,
         raw_output_sha256=sha256_text(raw_text) if raw_text is not None else None,
         raw_output_text=raw_text,
         provider_metadata=provider_metadata,

@@ -24,6 +24,7 @@ exactly as upstream PRME does.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -144,6 +145,13 @@ def json_path(prefix: str, loc: Sequence[Any]) -> str:
     for part in loc:
         path += f"[{part}]" if isinstance(part, int) else f".{part}"
     return path
+
+
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """What is wrong with a JSON text, as a whole phrase: Python's message can end in "at" with the position
+    given apart ("Unterminated string starting at"), which printed on its own reads as cut off."""
+    message = exc.msg
+    return f"{message[:-3]} here" if message.endswith(" at") else message
 
 
 def describe_validation(exc: ValidationError, prefix: str = "$", *, drop_first: str | None = None) -> str:

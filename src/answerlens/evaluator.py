@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from answerlens import tracing
 from answerlens.assessment import (
     AnswerabilityAssessment,
     AssessmentInputs,
@@ -21,7 +22,8 @@ from answerlens.loading import load_bundle
 from answerlens.prompts import NO_EVIDENCE_RAW, RawAssessment, prompt_for, reply_bound
 from answerlens.providers.ask import RawReply, make_engine, request_raw_assessment
 from answerlens.providers.engine import Engine, ProgressCallback
-from answerlens.providers.http import client_timeout, failures_for, make_client
+from answerlens.providers.failures import failures_for
+from answerlens.providers.http import client_timeout, make_client
 from answerlens.providers.replay import ReplayEngine
 from answerlens.recording import Recording, RecordingBinding, RecordingRef, ReplyOrigin
 
@@ -81,7 +83,10 @@ class AnswerabilityEvaluator:
         packed without citations raises ``ValueError``; a bad bundle raises ``BundleError``. ``progress`` is
         called with each stage of the model call the engine can see (llama.cpp: prompt read, tokens generated).
         """
-        return (await self.ask(query, bundle, answer=answer, progress=progress)).derive()
+        with tracing.assessment(self.config, query) as span:
+            assessment = (await self.ask(query, bundle, answer=answer, progress=progress)).derive()
+            span.assessed(assessment)
+        return assessment
 
     async def ask(self, query: str, bundle: Any, *, answer: str | None = None,
                   progress: ProgressCallback | None = None) -> Answer:
@@ -94,17 +99,21 @@ class AnswerabilityEvaluator:
         engine = self._ensure_engine()
         recording = self._replayed(engine, inputs, identity)
         prompt = prompt_for(self.config.prompt)
-        reply = await request_raw_assessment(
-            engine,
-            failures_for(self._wire),
-            prompt.system,
-            prompt.user_message(inputs.query, inputs.context, inputs.answer),
-            max_retries=self.config.max_retries,
-            timeout=self.config.timeout,
-            bound=reply_bound(inputs.query, inputs.answer),
-            progress=progress,
-        )
-        return Answer(inputs, reply.raw, reply.text, self.config, identity, _metadata(engine, reply, recording))
+        user = prompt.user_message(inputs.query, inputs.context, inputs.answer)
+        with tracing.model_call(self.config, engine.name, prompt.system, user) as call:
+            reply = await request_raw_assessment(
+                engine,
+                failures_for(self._wire),
+                prompt.system,
+                user,
+                max_retries=self.config.max_retries,
+                timeout=self.config.timeout,
+                bound=reply_bound(inputs.query, inputs.answer),
+                progress=progress,
+            )
+            metadata = _metadata(engine, reply, recording)
+            call.replied(reply.text, metadata)
+        return Answer(inputs, reply.raw, reply.text, self.config, identity, metadata)
 
     def _replayed(self, engine: Engine, inputs: AssessmentInputs, identity: PromptIdentity) -> RecordingRef | None:
         """The recording's ref for these inputs (None for a live engine); other inputs raise, unless forced."""

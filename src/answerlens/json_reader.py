@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from answerlens.errors import BundleError
+from answerlens.errors import BundleError, json_problem
 
 MB = 1024 * 1024
 DEFAULT_MAX_BYTES = 50 * MB
@@ -93,7 +93,7 @@ def parse_json(text: str, label: str | None, *, error: ErrorFactory = _bundle_er
         raise error(f"holds more than {max_objects:,} JSON objects — more records than the limit allows; "
                     "pack fewer records, or raise the record limit", label) from None
     except json.JSONDecodeError as exc:
-        raise error(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", label) from None
+        raise error(f"invalid JSON at line {exc.lineno} column {exc.colno}: {json_problem(exc)}", label) from None
     except RecursionError:
         raise error("JSON is nested too deeply", label) from None
     if found or _SURROGATE_ESCAPE.search(text):

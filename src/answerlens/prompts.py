@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from answerlens import prme_prompt
-from answerlens.errors import describe_validation
+from answerlens.errors import describe_validation, json_problem
 from answerlens.verdict import AnswerabilityStatus
 
 PROMPT_VERSION = "answerlens_requirements_v1"
@@ -292,7 +292,7 @@ def parse_reply(reply: str | dict[str, Any] | RawAssessment) -> RawAssessment:
         except RecursionError:
             raise ReplyError("the reply is JSON nested too deeply", kind="not_json") from None
         except json.JSONDecodeError as exc:
-            raise ReplyError(f"the reply is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
+            raise ReplyError(f"the reply is not JSON ({json_problem(exc)}, line {exc.lineno} column {exc.colno})",
                              kind="not_json") from None
     try:
         return RawAssessment.model_validate(data)

@@ -223,7 +223,7 @@ def _typed(data: Mapping[str, Any]) -> tuple[AnswerabilityAssessment | None, lis
 
 def _reply_problems(assessment: AnswerabilityAssessment, bundle: MemoryBundle | None) -> list[str]:
     """What the raw reply determines, re-derived and compared field by field."""
-    if not assessment.model_called:
+    if not assessment.model_called and not assessment.hand_written:
         extra = [name for name in ("raw_output", "raw_output_text", "raw_output_sha256")
                  if getattr(assessment, name) is not None]
         extra += ["requirements[].citations"] * any(item.citations for item in assessment.requirements)

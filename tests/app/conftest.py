@@ -62,6 +62,6 @@ def settle(at: AppTest, prefix: str = "inspect") -> None:
     rerun so the page shows how it ended."""
     key = f"{prefix}.job"
     if key in at.session_state:
-        assert at.session_state[key].wait(120), "the assessment did not end"
+        assert at.session_state[key].job.wait(120), "the assessment did not end"
         at.run()
     assert_clean(at)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import copy
+import html as html_lib
 import json
 import re
 
+from answerlens.samples import load_sample
 from tests.app.conftest import assert_clean, assess, choose_sample, html, notices, start, use_recorded
-from tests.paths import PRME
+from tests.paths import PRME, SAMPLES
 
 PAGE = "pages/compare.py"
 PRME_ASSESSMENT = json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text())
@@ -15,10 +17,15 @@ TRIAL = PRME / "trials" / "beam-100k-answerability-dev-v2-results.json"
 
 
 def changes(at) -> list[str]:
-    """The change column of the requirement diff (a sortable dataframe, the first one on the page)."""
-    frame = at.dataframe[0].value
-    assert list(frame.columns) == ["A #", "B #", "change", "requirement", "status A", "status B", "refs A", "refs B"]
-    return list(frame["change"])
+    """The change column of the requirement diff (a table that wraps, drawn as HTML)."""
+    return [html_lib.unescape(change) for change in re.findall(r'<td data-change="([^"]+)"', html(at))]
+
+
+def diff_texts(at) -> list[str]:
+    """The requirement column of the diff, as shown."""
+    diff = html(at)[html(at).index("data-requirement-diff"):]
+    return [html_lib.unescape(text) for text in re.findall(r'<td class="al-text" style="min-width:9em">([^<]*)</td>',
+                                                          diff)]
 
 
 def upload(at, side: str, name: str, data: bytes) -> None:
@@ -40,9 +47,13 @@ def test_the_shipped_pair_is_offered_first() -> None:
     assert 'data-opinions="AB"' in page
     assert 'data-strict-side="A" data-strict-changed="true"' in page
     assert 'data-strict-side="B" data-strict-changed="false"' in page
-    opinions = at.dataframe[1].value
+    opinions = at.dataframe[0].value
     assert opinions["opinion A"].tolist() == ["flags", "agrees", "agrees"]
     assert opinions.loc[0, "flags removed"] == "superseded_for_present"
+    # The question compared is shown, once: both sides asked it.
+    question = json.loads((SAMPLES / "compare" / "dashboard-db-cache-craig-repeat-0.json").read_text())[
+        "second_opinion"]["question"]
+    assert 'data-question="same"' in page and html_lib.escape(question) in page
     # The verdicts compared are the audited ones (the strict one is printed on top of A's document).
     assert re.search(r"<td>verdict</td><td [^>]*>answerable</td>", page)
 
@@ -55,7 +66,7 @@ def test_the_requirement_diff_filters_and_exports_what_is_shown() -> None:
     assert any("1 of 3 requirements shown" in caption.value for caption in at.caption)
     at.multiselect(key="compare.requirements.change").set_value([]).run()
     at.text_input(key="compare.requirements.search").set_value("craig").run()
-    assert at.dataframe[0].value["requirement"].tolist() == ["Craig's background"]
+    assert diff_texts(at) == ["Craig's background"]
     assert [button.label for button in at.get("download_button")] == [
         "Shown requirements as CSV", "Shown requirements as JSON"]
 
@@ -79,13 +90,19 @@ def test_two_runs_of_the_same_inputs_match() -> None:
     assess(at)
     at.switch_page(PAGE).run()
     assert_clean(at)
-    # Repeats of the same inputs are one stored run (the latest wins): run #1 was replaced by #2.
-    at.selectbox(key="compare.A.run").set_value(2).run()
-    at.selectbox(key="compare.B.run").set_value(2).run()
+    # Stored runs or not, the page opens on the shipped pair; the runs are one click away.
+    assert at.radio(key="compare.A.kind").value == "Shipped example"
+    for side in ("A", "B"):
+        at.radio(key=f"compare.{side}.kind").set_value("A stored run").run()
+    # Repeats of the same inputs are one stored run (the latest wins, keeping its number #1).
+    at.selectbox(key="compare.A.run").set_value(1).run()
+    at.selectbox(key="compare.B.run").set_value(1).run()
     page = html(at)
     assert 'data-same-inputs="true"' in page and 'data-same-output="true"' in page
     assert 'data-verified="A"' in page and 'data-verified="B"' in page
-    at.selectbox(key="compare.B.run").set_value(3).run()
+    asked = load_sample(SAMPLES / "partial_checkout_migration.json").question
+    assert 'data-question="same"' in page and html_lib.escape(asked) in page
+    at.selectbox(key="compare.B.run").set_value(2).run()
     page = html(at)
     assert 'data-same-inputs="false"' in page and 'data-same-output="false"' in page
     assert any(change.startswith("text, status") for change in changes(at))

@@ -1,11 +1,14 @@
-"""Issue 13: text from a bundle, dataset, reply or file name reaches every page (Inspect, Packing, Compare,
-Trials) inert: no script or markup of its own, and no raw bidirectional or invisible format character in any
-element the page sends (AppTest: every string of every element's message)."""
+"""Text from a bundle, dataset, reply or file name reaches every page (Inspect, Packing, Compare, Trials) inert: no
+script or markup of its own, and no raw bidirectional or invisible format character in any element the page sends
+(AppTest: every string of every element's message, and every table cell). And each hostile value is shown, escaped,
+where it belongs: a page that shows nothing does not pass."""
 
 from __future__ import annotations
 
 import copy
+import html as html_lib
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,6 +39,10 @@ SAMPLE = {
                            {"text": f"Second record {HOSTILE}", "speaker": "Mallory"}]},
     "recorded_reply": REPLY,
 }
+RECORD = SAMPLE["bundle"]["records"][0]["text"]
+ASSESSED = (REPLY["requirements"][0]["requirement"], REPLY["requirements"][0]["explanation"], REPLY["reasoning"],
+            REPLY["requirements"][0]["evidence_refs"][1])
+"""The reply's text the result shows: the requirement, its explanation, the reasoning and the discarded token."""
 FILE_NAME = "hostile-bundle.json"  # Streamlit's uploader shows the name itself: the names in our messages are tested below
 
 
@@ -50,9 +57,16 @@ def strings(value: Any) -> Iterator[str]:
             yield from strings(item)
 
 
+def cells(at: AppTest) -> list[str]:
+    """Every cell and column name of every table on the page, as text."""
+    return [str(value) for table in at.dataframe
+            for value in [*table.value.columns, *table.value.astype(str).to_numpy().ravel()]]
+
+
 def leaks(at: AppTest) -> list[tuple[str, str]]:
-    """(element type, string) for every string of every element that holds a raw invisible character."""
-    found = []
+    """(element type, string) for every string of every element, and every table cell, that holds a raw invisible
+    character."""
+    found = [("table", text[:120]) for text in cells(at) if badged(text)]
     for root in (at.main, at.sidebar):
         stack = [root]
         while stack:
@@ -75,6 +89,27 @@ def inert(at: AppTest) -> None:
     assert "<a href=" not in page.replace('<a href="?run=', "")
 
 
+def visible(value: str) -> str:
+    """``value`` as a reader sees it on the page: each invisible or reordering character as its ``U+XXXX`` badge,
+    markup as literal text."""
+    return "".join(f"U+{ord(char):04X}" if char in BIDI + INVISIBLE else char for char in value)
+
+
+def shown(at: AppTest) -> str:
+    """All the text the page shows: the text of our HTML (tags dropped, entities read), table cells and code
+    blocks; a badge's ``⟨⟩`` (in text that is not HTML) dropped, so it reads as ``visible`` writes it. A raw
+    ``<script>`` would be a tag here, dropped: only escaped markup reads back as text."""
+    text = html_lib.unescape(re.sub(r"<[^>]*>", "", html(at)))
+    return "\n".join([text, *cells(at), *(element.proto.code_text for element in at.code)]).translate(
+        {ord("⟨"): None, ord("⟩"): None})
+
+
+def found(at: AppTest, *values: str) -> None:
+    """Each value is shown whole, escaped (see ``shown``)."""
+    page = shown(at)
+    assert [value[:40] for value in values if visible(value) not in page] == []
+
+
 def upload(at: AppTest, prefix: str, data: dict[str, Any], name: str = FILE_NAME) -> None:
     at.radio(key=f"{prefix}.source_kind").set_value("Upload a file").run()
     at.file_uploader(key=f"{prefix}.upload").set_value((name, json.dumps(data).encode(), "application/json")).run()
@@ -88,8 +123,10 @@ def test_the_hostile_sample_is_inert_on_inspect() -> None:
     assess(at)
     assert verdicts(at) == ["answerable"]
     inert(at)
+    found(at, SAMPLE["title"], SAMPLE["question"], *ASSESSED)
     at.radio(key="inspect.focus").set_value(0).run()
     inert(at)
+    found(at, RECORD)
     at.text_area(key="inspect.question").set_value("Another question?").run()  # stale banner
     inert(at)
     assess(at)  # refused replay: its notice
@@ -101,6 +138,7 @@ def test_hostile_file_names_in_messages_are_inert() -> None:
     at = start()
     upload(at, "inspect", {"sections": "broken"}, name=f"x{HOSTILE}.json")
     inert(at)
+    found(at, f"x{HOSTILE}.json")
 
 
 def test_the_hostile_sample_is_inert_on_packing() -> None:
@@ -110,6 +148,7 @@ def test_the_hostile_sample_is_inert_on_packing() -> None:
     codes = [element.proto.code_text for element in at.code]
     assert codes and all(not badged(code) for code in codes)
     assert any("⟨U+202E⟩" in code for code in codes)
+    found(at, RECORD.split('"')[0], REPLY["requirements"][0]["requirement"])  # a format quotes the text as JSON
 
 
 def test_a_hostile_assessment_is_inert_on_compare() -> None:
@@ -122,12 +161,16 @@ def test_a_hostile_assessment_is_inert_on_compare() -> None:
         at.radio(key=f"compare.{side}.kind").set_value("Upload a file").run()
         at.file_uploader(key=f"compare.{side}.file").set_value((f"{side}.json", data, "application/json")).run()
     inert(at)
+    found(at, ASSESSED[0])  # the same assessment twice: its requirement, no differing text
+
+
+UPSTREAM = json.loads((PRME / "trials" / "beam-100k-answerability-dev-v2-results.json").read_text())
+FIRST_QUESTION = UPSTREAM["samples"][0]["question_id"]
 
 
 @pytest.fixture
 def hostile_trial(tmp_path) -> bytes:  # type: ignore[no-untyped-def]
-    data = json.loads((PRME / "trials" / "beam-100k-answerability-dev-v2-results.json").read_text())
-    data = copy.deepcopy(data)
+    data = copy.deepcopy(UPSTREAM)
     data["samples"] = data["samples"][:6]
     for sample in data["samples"]:
         sample["question_id"] = f"{sample['question_id']}{BIDI}"
@@ -145,6 +188,7 @@ def test_a_hostile_trial_result_is_inert_on_trials(hostile_trial: bytes) -> None
     at.radio(key="trials.mode").set_value("Open a result").run()
     at.file_uploader(key="trials.open_upload").set_value(("trial.json", hostile_trial, "application/json")).run()
     inert(at)
+    found(at, f"{FIRST_QUESTION}{BIDI}")
 
 
 def test_a_hostile_sample_file_in_the_samples_folder_is_inert(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -153,6 +197,9 @@ def test_a_hostile_sample_file_in_the_samples_folder_is_inert(tmp_path, monkeypa
     at = start()
     use_recorded(at)
     inert(at)  # the picker's label, the description, the recorded-response notice
+    assert f"hostile{visible(BIDI)}" in at.selectbox(key="inspect.sample").options[0].translate(
+        {ord("⟨"): None, ord("⟩"): None})
     assess(at)
     assert verdicts(at) == ["answerable"]
     inert(at)
+    found(at, SAMPLE["title"], *ASSESSED)

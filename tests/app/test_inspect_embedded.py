@@ -22,10 +22,20 @@ from answerlens.local_model import LocalServer
 from answerlens.ui.common.local_model_view import host
 from answerlens.ui.inspect.job import AssessJob
 from tests.app.conftest import assert_clean, choose_sample, html, notices, settle, start, verdicts
-from tests.providers.test_llamacpp import VALID, pieces
-from tests.scripted_server import Reply, ScriptedServer, json_reply, llamacpp_events, sse, sse_bytes
+from tests.scripted_server import (
+    CACHE_REPLY,
+    Reply,
+    ScriptedServer,
+    json_reply,
+    llamacpp_events,
+    pieces,
+    sse,
+    sse_bytes,
+)
 
 CHAT = "/v1/chat/completions"
+
+pytestmark = pytest.mark.local_model
 
 
 @pytest.fixture
@@ -67,7 +77,7 @@ def paused_stream(release: threading.Event, hung_up: threading.Event, finished: 
     """Prompt progress and one token, then nothing until ``release``; the rest must meet a closed connection."""
 
     def stream() -> Iterator[bytes]:
-        everything = llamacpp_events(pieces(VALID))
+        everything = llamacpp_events(pieces(CACHE_REPLY))
         try:
             yield from sse_bytes(everything[:3])
             release.wait(30)
@@ -85,7 +95,7 @@ def test_the_stage_is_shown_while_generating_and_cancel_stops_the_call(embedded:
     at = page()
     at.button(key="inspect.assess").click().run()
     running = job(at)
-    assert running.wait_for(lambda j: j.progress is not None and j.progress.generated >= 1, 30)
+    assert running.job.wait_for(lambda j: j.progress is not None and j.progress.generated >= 1, 30)
     at.run()
     assert_clean(at)
     assert stage(at) == ("generating", "1")
@@ -93,7 +103,7 @@ def test_the_stage_is_shown_while_generating_and_cancel_stops_the_call(embedded:
     assert at.button(key="inspect.assess").disabled  # one run at a time
     assert not verdicts(at)
     at.button(key="inspect.cancel").click().run()
-    assert running.wait(30)
+    assert running.job.wait(30)
     settle(at)
     (cancelled,) = notices(at.main, "warning")
     assert "Cancelled — no verdict was produced" in cancelled and "1 token generated" in cancelled
@@ -104,7 +114,7 @@ def test_the_stage_is_shown_while_generating_and_cancel_stops_the_call(embedded:
 
 
 def test_a_streamed_run_ends_with_its_verdict_in_the_history(embedded: ScriptedServer) -> None:
-    embedded.script(CHAT, sse(llamacpp_events(pieces(VALID))))
+    embedded.script(CHAT, sse(llamacpp_events(pieces(CACHE_REPLY))))
     at = page()
     at.button(key="inspect.assess").click().run()
     settle(at)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -51,7 +52,8 @@ def test_recorded_result_is_labelled_hand_written_and_highlights_citations() -> 
     assert 'data-source="recorded"' in page and "recorded response" in page
     marks = re.findall(r'<mark [^>]*data-citation="(\w+)" data-requirement="(\d+)" data-ref="([^"]+)"', page)
     assert ("accepted", "0", "m1") in marks and ("accepted", "1", "m4") in marks
-    assert ("discarded", "1", "m4") in marks  # the repeated m4, located on m4's line
+    assert ("discarded", "1", "m4") not in marks, "the repeated m4 is skipped: it does not outline the accepted one"
+    assert ("uncounted", "2", "m2") in marks, "the downgraded requirement's valid m2 is not drawn accepted"
     chips = re.findall(r'class="al-chip al-discarded al-gone" data-citation="discarded" data-requirement="3" data-ref="m99"', page)
     assert len(chips) == 1  # the invented m99 is not in the context: a struck-through chip
     for field in ("evaluation_id", "assessment_sha256", "context_sha256", "query_sha256", "configuration_sha256",
@@ -303,3 +305,19 @@ def test_prmes_prompt_can_be_chosen_in_the_endpoint_panel(scripted_server: Scrip
     system = chat.json["messages"][0]["content"]
     assert hashlib.sha256(system.encode()).hexdigest().startswith("51db73f0")
     assert "answerability_requirements_v2" in html(at)
+
+
+@pytest.mark.parametrize(("environ", "says"), [
+    pytest.param({}, "Tracing off: set OTEL_EXPORTER_OTLP_ENDPOINT", id="off"),
+    pytest.param({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://user:pw-PLANTED@127.0.0.1:6006"},
+                 "Tracing on: spans go to http://127.0.0.1:6006/v1/traces (OTLP http/protobuf)", id="on"),
+])
+def test_sidebar_says_whether_assessments_are_traced_and_where_to(monkeypatch, environ, says) -> None:  # type: ignore[no-untyped-def]
+    for key in [key for key in os.environ if key.startswith("OTEL_")]:
+        monkeypatch.delenv(key)
+    for key, value in environ.items():
+        monkeypatch.setenv(key, value)
+    at = start()
+    captions = [caption.value for caption in at.sidebar.caption]
+    assert any(caption.startswith(says) for caption in captions), captions
+    assert not any("pw-PLANTED" in caption for caption in captions)

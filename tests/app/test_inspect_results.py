@@ -200,7 +200,7 @@ def test_selecting_a_requirement_without_accepted_citations_says_why() -> None:
 def test_requirements_are_numbered_from_one_for_people() -> None:
     at = recorded_run("prme_reader_citations")
     assert at.radio(key="inspect.focus").options == ["all", "1", "2", "3", "4"]
-    assert re.findall(r'data-requirement-row="0"><td><span class="al-dot"[^>]*>(\d+)<', html(at)) == ["1"]
+    assert re.findall(r'data-requirement-row="0" id="al-req-0"><td><span class="al-dot"[^>]*>(\d+)<', html(at)) == ["1"]
 
 
 def test_a_new_upload_replaces_the_old_bundle_and_frees_it() -> None:
@@ -245,3 +245,50 @@ def test_reopening_a_run_restores_its_sample_or_says_its_bundle_is_not_on_the_pa
     at.selectbox(key="inspect.history").set_value(sampled).run()  # a sample is selected again, with its question
     assert stale(at) == ["false"] and verdicts(at) == ["conflicting"]
     assert at.selectbox(key="inspect.sample").value == "conflicting_deploy_freeze"
+
+
+@pytest.mark.parametrize("stem", [pytest.param("compact_citation_errors", id="discarded"),
+                                  pytest.param("second_opinion_plan_as_fact", id="flagged")])
+def test_why_is_the_same_text_as_the_report_and_the_command_line(stem: str) -> None:
+    """The app shows explanation.why with the page's second opinion: the report and the CLI print the same."""
+    import asyncio
+    import html as html_lib
+
+    from answerlens.explanation import why
+    from answerlens.second_opinion.opinion import second_opinion_for
+    from tests.second_opinion.builders import replayed
+
+    at = recorded_run(stem)
+    shown = re.findall(r"<p class=\"al-why\">(.*?)</p>", html(at), flags=re.S)[0]  # the reasoning follows
+    item, bundle, assessment = replayed(stem)
+    opinion = asyncio.run(second_opinion_for(assessment, bundle, item.question))
+    assert html_lib.unescape(shown) == why(assessment, opinion)
+    assert "requirement 0" not in html_lib.unescape(shown)
+
+
+def test_the_same_inputs_keep_their_run_number_and_the_count_matches() -> None:
+    """Assessing A, B, then A again: A is still run #1, and the history counts 2 runs (never "#3" beside 2)."""
+    at = recorded_run("speech_act_eslint")
+    assert "Run #1 ·" in html(at)
+    choose_sample(at, "conflicting_deploy_freeze")
+    assess(at)
+    assert "Run #2 ·" in html(at)
+    choose_sample(at, "speech_act_eslint")
+    assess(at)
+    assert "Run #1 ·" in html(at) and "Run #3" not in html(at)
+    assert at.selectbox(key="inspect.history").label == "History (2 runs)"
+
+
+def test_the_history_has_a_table_view_from_the_first_run() -> None:
+    at = recorded_run("speech_act_eslint")
+    (table,) = [frame for frame in at.dataframe if "evaluation_id" in frame.value.columns]
+    assert table.value["run"].tolist() == [1] and table.value["verdict"].tolist() == ["insufficient"]
+    assert any(expander.label == "History as a table (1 run)" for expander in at.expander)
+
+
+def test_a_hand_written_reply_is_not_a_model_call() -> None:
+    """A recorded reply someone wrote is replayed, not a model's: the audit says model_called False, and the
+    reply is still there to download and verify."""
+    at = recorded_run("speech_act_eslint")
+    assert re.search(r'data-fact="model_called">False<', html(at))
+    assert 'data-source="recorded"' in html(at)

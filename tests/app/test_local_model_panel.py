@@ -34,6 +34,7 @@ def state(at: AppTest) -> list[str]:
     return re.findall(r'data-local-model="(\w+)"', html(at))
 
 
+@pytest.mark.local_model
 def test_not_started_says_so_and_states_the_caveat() -> None:
     at = start()
     embedded(at)

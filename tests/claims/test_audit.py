@@ -2,7 +2,6 @@ import json
 
 import pytest
 
-from answerlens.claims import ClaimEvidence, ClaimVerification, ClaimVerificationConfig
 from answerlens.claims.audit import (
     claim_sha256,
     configuration_sha256,
@@ -11,6 +10,7 @@ from answerlens.claims.audit import (
     recorded_hash_problems,
     result_sha256,
 )
+from answerlens.claims.models import ClaimEvidence, ClaimVerification, ClaimVerificationConfig
 from tests.claims.fixtures import PRME
 
 NO_MODEL = json.loads((PRME / "claims" / "claim_verifier_no_model.json").read_text())

@@ -2,8 +2,8 @@ from uuid import UUID
 
 import pytest
 
-from answerlens.claims import ClaimEvidence, EvidenceGroupScore, LocalizedEvidenceAssessment
 from answerlens.claims.grouping import best_group, group_candidates, groups_of
+from answerlens.claims.models import ClaimEvidence, EvidenceGroupScore, LocalizedEvidenceAssessment
 
 IDS = [UUID(f"00000000-0000-4000-8000-00000000000{digit}") for digit in "31425"]
 

@@ -5,7 +5,7 @@ from uuid import UUID
 import pytest
 from pydantic import ValidationError
 
-from answerlens.claims import (
+from answerlens.claims.models import (
     ClaimEvidence,
     ClaimVerification,
     ClaimVerificationConfig,

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from answerlens.claims import ClaimVerificationError, ClaimVerifier
 from answerlens.claims.onnx_scorer import RUNTIME_MISSING, OnnxNliScorer, label_columns, softmax_rows
+from answerlens.claims.verifier import ClaimVerifier
+from answerlens.errors import ClaimVerificationError
 from tests.claims.tiny_nli import build_model, expected_probabilities
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"

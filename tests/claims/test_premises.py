@@ -1,6 +1,6 @@
 import pytest
 
-from answerlens.claims import ClaimEvidence
+from answerlens.claims.models import ClaimEvidence
 from answerlens.claims.premises import group_premise, localized_premise
 
 

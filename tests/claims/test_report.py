@@ -1,6 +1,6 @@
 import json
 
-from answerlens.claims import ClaimEvidence, ClaimVerification
+from answerlens.claims.models import ClaimEvidence, ClaimVerification
 from answerlens.claims.report import report_lines
 from tests.claims.fixtures import PRME
 

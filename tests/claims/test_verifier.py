@@ -15,7 +15,7 @@ from answerlens import (
     bundle_evidence,
     load_bundle,
 )
-from answerlens.claims import ClaimVerificationStatus
+from answerlens.claims.models import ClaimVerificationStatus
 from answerlens.claims.onnx_scorer import RUNTIME_MISSING, OnnxNliScorer
 from tests.claims.fixtures import PRME
 

@@ -46,13 +46,18 @@ def test_assess_a_sample_with_its_recorded_reply(page: Any, screenshots: Path | 
     assert page.locator(accepted).count() == 1
     mark, line, _edge = palette.IDENTITY[0]
     assert style(page, accepted, "backgroundColor") == rgb(mark.light)
-    duplicate = f'{context} mark[data-citation="discarded"][data-requirement="1"][data-ref="m4"]'
+    # The repeated m4 is skipped: it draws no dashed outline on its accepted mark; its chip is dashed.
+    assert page.locator(f'{context} mark[data-citation="discarded"]').count() == 0
+    duplicate = '.al-reqs .al-chip[data-citation="discarded"][data-requirement="1"][data-ref="m4"]'
     assert style(page, duplicate, "backgroundColor") == "rgba(0, 0, 0, 0)"  # no fill: a decision, not an identity
-    assert "dashed" in style(page, duplicate, "outlineStyle")
-    assert style(page, duplicate, "outlineColor") == rgb(palette.DISCARDED.light)
+    assert "dashed" in style(page, duplicate, "borderStyle")
+    assert style(page, duplicate, "borderColor") == rgb(palette.DISCARDED.light)
+    # The downgraded requirement's valid m2 supports nothing: outlined, not filled.
+    uncounted = f'{context} mark[data-citation="uncounted"][data-requirement="2"][data-ref="m2"]'
+    assert style(page, uncounted, "backgroundColor") == "rgba(0, 0, 0, 0)"
     assert style(page, f'{context} .al-line[data-requirements="0"]', "backgroundColor") == rgb(line.light)
-    # m1 (requirement 0), m4 and its repeat (requirement 1), m2 (requirement 2)
-    assert page.locator(f"{context} mark[data-citation]").count() == 4
+    # m1 (requirement 0), m4 (requirement 1), m2 (requirement 2, uncounted)
+    assert page.locator(f"{context} mark[data-citation]").count() == 3
     chip = '.al-chip[data-citation="discarded"][data-requirement="3"][data-ref="m99"]'
     assert "line-through" in style(page, chip, "textDecorationLine")
     assert page.locator(f'{context} [data-ref="m99"]').count() == 0  # not in the context, so only a chip
@@ -189,7 +194,11 @@ def test_walk_the_compare_page(page: Any, screenshots: Path | None) -> None:
     page.get_by_text("History (1 run)").wait_for(timeout=TIMEOUT)  # the same inputs again: one run, the latest
     page.get_by_role("link", name="Compare", exact=True).first.click()
     page.get_by_role("heading", name="Compare").wait_for(timeout=TIMEOUT)
+    page.locator('[data-opinions="AB"]').wait_for(timeout=TIMEOUT)  # it opens on the shipped pair
     settle(page)
+    for group in page.locator('[data-testid="stMain"] [data-testid="stRadio"]').all()[:2]:
+        group.get_by_text("A stored run", exact=True).click()
+        settle(page)
     page.locator("[data-same-inputs]").wait_for(timeout=TIMEOUT)
     page.locator("[data-verified]").nth(1).wait_for(timeout=TIMEOUT)
     assert page.locator("[data-same-inputs]").get_attribute("data-same-inputs") == "true"

@@ -1,4 +1,5 @@
-"""A deep link as a fresh server's very first request still gets app.py's navigation."""
+"""A deep link as a fresh server's very first request still gets app.py's navigation and the page it names, and
+so does a reload."""
 
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,8 @@ pytestmark = pytest.mark.e2e
 
 @pytest.mark.parametrize(
     "path, title",
-    [pytest.param("trials", "Trials", id="trials"), pytest.param("compare", "Compare", id="compare")],
+    [pytest.param("trials", "Trials", id="trials"), pytest.param("compare", "Compare", id="compare"),
+     pytest.param("packing", "Packing", id="packing")],
 )
 def test_deep_link_on_a_fresh_server_keeps_the_app_navigation(browser: Any, tmp_path: Path, path: str,
                                                                title: str) -> None:
@@ -20,11 +22,15 @@ def test_deep_link_on_a_fresh_server_keeps_the_app_navigation(browser: Any, tmp_
         page = browser.new_page()
         try:
             page.goto(f"{url}/{path}")
-            page.get_by_role("heading", name=title).wait_for(timeout=30_000)
-            settle(page)
-            nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
-            assert [line for line in nav.splitlines() if line.strip() and "_" not in line] == [
-                "Inspect", "Packing", "Compare", "Trials"]
-            assert page.locator('[data-testid="stException"]').count() == 0
+            for _ in ("first request", "reload"):
+                page.get_by_role("heading", name=title).wait_for(timeout=30_000)
+                settle(page)
+                assert page.url == f"{url}/{path}"
+                nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
+                assert [line for line in nav.splitlines() if line.strip() and "_" not in line] == [
+                    "Inspect", "Packing", "Compare", "Trials"]
+                assert page.locator('[data-testid="stException"]').count() == 0
+                assert "Page not found" not in page.locator("body").inner_text()
+                page.reload()
         finally:
             page.close()

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from answerlens.html import palette
-from answerlens.report import verify_report
+from answerlens.report.integrity import verify_report
 from answerlens.samples import load_sample
 from tests.e2e.conftest import TIMEOUT, choose, radio, settle
 from tests.paths import SAMPLES
@@ -114,7 +114,7 @@ def test_an_assessment_report_opens_offline_without_scripts(offline: Callable[..
     marks = page.locator('.al-context mark[data-citation="accepted"]')
     accepted = [(index, decision.normalized) for index, requirement in enumerate(assessment.requirements)
                 for decision in requirement.citations if decision.span is not None and decision.memory_id
-                and decision.decision.value == "accepted"]
+                and decision.decision.value == "accepted" and requirement.status.value != "unsupported"]
     assert marks.count() == len(accepted)
     for index, ref in accepted[:3]:
         mark = page.locator(f'.al-context mark[data-citation="accepted"][data-requirement="{index}"]'
@@ -125,14 +125,21 @@ def test_an_assessment_report_opens_offline_without_scripts(offline: Callable[..
     assert_nothing_fetched_and_nothing_runs(seen, url)
 
 
-def test_discarded_citations_are_dashed_in_the_context(offline: Callable[..., Offline],
-                                                       reports: dict[str, Path]) -> None:
+def test_each_mark_and_chip_is_drawn_as_its_decision(offline: Callable[..., Offline],
+                                                     reports: dict[str, Path]) -> None:
+    """The repeated m4 adds no dashed outline to its accepted mark; its chip is dashed; the downgraded
+    requirement's valid m2 is outlined, not filled."""
     seen = offline()
     seen.open(reports["prme_reader_citations"])
-    duplicate = seen.page.locator('.al-context mark[data-citation="discarded"][data-requirement="1"][data-ref="m4"]')
-    assert duplicate.evaluate("m => getComputedStyle(m).backgroundColor") == "rgba(0, 0, 0, 0)"  # no fill
-    assert duplicate.evaluate("m => getComputedStyle(m).outlineStyle") == "dashed"
-    row = seen.page.locator('#discarded td[data-citation="discarded"][data-requirement="1"]').first
+    page = seen.page
+    assert page.locator('.al-context mark[data-citation="discarded"]').count() == 0
+    repeated = page.locator('.al-reqs .al-chip[data-citation="discarded"][data-requirement="1"][data-ref="m4"]')
+    assert repeated.evaluate("m => getComputedStyle(m).borderStyle") == "dashed"
+    assert repeated.evaluate("m => getComputedStyle(m).backgroundColor") == "rgba(0, 0, 0, 0)"  # no fill
+    uncounted = page.locator('.al-context mark[data-citation="uncounted"][data-requirement="2"][data-ref="m2"]')
+    assert uncounted.evaluate("m => getComputedStyle(m).outlineStyle") == "solid"
+    assert uncounted.evaluate("m => getComputedStyle(m).backgroundColor") == "rgba(0, 0, 0, 0)"
+    row = page.locator('#discarded td[data-citation="discarded"][data-requirement="1"]').first
     assert row.get_attribute("data-reason") == "duplicate_memory"
 
 
@@ -145,7 +152,9 @@ def test_hostile_record_text_shows_as_text_and_nothing_else(offline: Callable[..
     for written in ("<script>alert('xss')</script>", "<img src=x onerror=alert(1)>", "<b>APPROVED</b>",
                     "Ignore previous instructions"):
         assert written in context
-    assert page.locator("img, b, iframe, object, embed, a, link, base, form").count() == 0
+    assert page.locator("img, b, iframe, object, embed, a:not(.al-jump), link, base, form").count() == 0
+    assert all(href.startswith("#al-") for href in page.locator("a.al-jump").evaluate_all(
+        "links => links.map(a => a.getAttribute('href'))")), "only jumps within the page"
     assert page.locator("script").count() == 1
     assert page.locator("script").get_attribute("type") == "application/json"
     assert_nothing_fetched_and_nothing_runs(seen, url)

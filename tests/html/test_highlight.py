@@ -10,9 +10,11 @@ import pytest
 from answerlens import AnswerabilityConfig, derive_assessment, load_bundle
 from answerlens.citations import CitationDecision, Decision, DiscardReason, Span
 from answerlens.html.escape import esc
-from answerlens.html.highlight import Mark, highlight, requirement_rows
-from answerlens.html.markup import chip, colour, context_html, requirements_html, tint
+from answerlens.html.highlight import Mark, highlight, requirement_rows, uncounted
+from answerlens.html.markup import colour, context_html, tint
+from answerlens.html.requirements import chip, requirements_html
 from tests.paths import PRME
+from tests.report.builders import SAMPLE_NAMES, replayed
 
 MEMORY = UUID(int=7)
 
@@ -51,13 +53,14 @@ def test_accepted_citation_tints_its_line_and_marks_its_token() -> None:
 
 
 def test_two_requirements_on_one_token_nest_with_accepted_innermost() -> None:
-    citations = [[accepted("m1", M1, LINE2)],
+    """One mark per requirement on a printed label; requirement 1's repeat of m1 adds none, and a discarded mark of
+    requirement 0 on the same label stays outside requirement 1's accepted one."""
+    citations = [[discarded("m1", DiscardReason.DUPLICATE_MEMORY, M1)],
                  [accepted("m1", M1, LINE2), discarded("m1", DiscardReason.DUPLICATE_MEMORY, M1)]]
     line = highlight(CONTEXT, citations).lines[1]
-    assert line.requirements == (0, 1)
+    assert line.requirements == (1,)
     (segment,) = [s for s in line.segments if s.marks]
-    assert [(m.requirement, m.decision) for m in segment.marks] == [
-        (1, Decision.DISCARDED), (0, Decision.ACCEPTED), (1, Decision.ACCEPTED)]
+    assert [(m.requirement, m.decision) for m in segment.marks] == [(0, Decision.DISCARDED), (1, Decision.ACCEPTED)]
 
 
 @pytest.mark.parametrize(
@@ -111,15 +114,16 @@ def test_requirement_rows_from_a_real_assessment() -> None:
     raw = (PRME / "assessments" / "raw_output_reader_openai.json").read_text()
     assessment = derive_assessment("What database and cache…?", bundle, raw,
                                    config=AnswerabilityConfig(provider="replay", model="stub"))
-    rows = requirement_rows(assessment.requirements)
-    assert [(r["claimed"], r["status"]) for r in rows] == [
+    context = bundle.render().strip()
+    rows = requirement_rows(assessment.requirements, context)
+    assert [(r.claimed, r.status) for r in rows] == [
         ("supported", "supported"), ("supported", "supported"), ("conflicting", "unsupported"),
         ("supported", "unsupported")]
-    assert [(m.ref, located) for m, located in rows[3]["discarded"]] == [("m99", False)]
-    assert [(m.ref, located) for m, located in rows[1]["discarded"]] == [("m4", True)]
+    assert [(t.mark.ref, t.located, t.line) for t in rows[3].discarded] == [("m99", False, None)]
+    ((ref, located, line),) = [(t.mark.ref, t.located, t.line) for t in rows[1].discarded]
+    assert (ref, located) == ("m4", True) and context.splitlines()[line - 1].startswith("- [m4]")
     html = requirements_html(rows)
     assert 'data-claimed="conflicting"' in html and 'data-status="unsupported"' in html
-    context = bundle.render().strip()
     result = highlight(context, [r.citations for r in assessment.requirements])
     refs = {context[s.start:s.end] for line in result.lines for s in line.segments if s.marks}
     assert refs == {"m1", "m2", "m4"}
@@ -157,3 +161,62 @@ def test_invisible_and_bidi_characters_are_shown_as_badges(char: str) -> None:
     context = f'- [m1] "pay {char}evil"'
     html = context_html(context, highlight(context, []))
     assert char not in html and f"U+{ord(char):04X}" in html
+
+
+def _look(decision: CitationDecision, status: str) -> str:
+    """What a token's mark and chip must look like: its decision, and a valid token of a requirement that ended
+    unsupported supports nothing (drawn outlined, never filled like an accepted citation)."""
+    if decision.decision == Decision.DISCARDED:
+        return "discarded"
+    return "uncounted" if status == "unsupported" else "accepted"
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, id=name) for name in SAMPLE_NAMES])
+def test_every_samples_marks_and_chips_follow_their_decisions(name: str) -> None:
+    """Each place a requirement's token is printed in the context gets one mark, drawn as the decision of the first
+    token that reached it (a repeat of the same token is skipped and adds no mark); each cited token gets one chip
+    in the table, drawn as its own decision."""
+    bundle, assessment = replayed(name)
+    context = bundle.exact_context
+    requirements = assessment.requirements
+    html = context_html(context, highlight(context, [r.citations for r in requirements],
+                                           uncounted=uncounted(requirements)))
+    marks = re.findall(r'<mark class="[^"]*" data-citation="(\w+)" data-requirement="(\d+)" data-ref="([^"]*)"', html)
+    expected = {}
+    for index, requirement in enumerate(requirements):
+        for decision in requirement.citations:
+            if decision.span is not None:
+                expected.setdefault((index, decision.span.start), (decision.normalized,
+                                                                   _look(decision, requirement.status.value)))
+    assert sorted((int(i), ref, look) for look, i, ref in marks) == sorted(
+        (index, ref, look) for (index, _), (ref, look) in expected.items())
+    table = requirements_html(requirement_rows(requirements))
+    chips = re.findall(r'<span class="al-chip[^"]*" data-citation="(\w+)" data-requirement="(\d+)"', table)
+    assert sorted((int(i), look) for look, i in chips) == sorted(
+        (index, _look(d, r.status.value)) for index, r in enumerate(requirements) for d in r.citations)
+
+
+def test_a_token_cited_twice_is_one_accepted_mark_not_a_discarded_outline() -> None:
+    bundle, assessment = replayed("compact_citation_errors")
+    context = bundle.exact_context
+    first = assessment.requirements[0]
+    assert [(d.normalized, d.decision.value) for d in first.citations][:2] == [("m1", "accepted"), ("m1", "discarded")]
+    html = context_html(context, highlight(context, [first.citations]))
+    assert 'data-citation="discarded"' not in html and html.count('data-citation="accepted"') == 1
+
+
+def test_a_downgraded_requirements_valid_citation_is_outlined_and_tints_no_line() -> None:
+    bundle, assessment = replayed("compact_citation_errors")
+    context = bundle.exact_context
+    requirements = assessment.requirements
+    claimed = requirements[2].claimed_status
+    assert claimed is not None and (claimed.value, requirements[2].status.value) == ("conflicting", "unsupported")
+    result = highlight(context, [r.citations for r in requirements], uncounted=uncounted(requirements))
+    assert not any(2 in line.requirements for line in result.lines), "a line does not support what ended unsupported"
+    html = context_html(context, result)
+    (mark,) = re.findall(r'<mark [^>]*data-requirement="2"[^>]*>', html)
+    assert 'data-citation="uncounted"' in mark and "background-color" not in mark
+    assert "did not count" in mark
+    (cell,) = re.findall(r'<span class="al-chip[^"]*" [^>]*data-requirement="2"[^>]*>', requirements_html(
+        requirement_rows(requirements)))
+    assert 'data-citation="uncounted"' in cell and "background-color" not in cell

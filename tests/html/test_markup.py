@@ -11,13 +11,14 @@ import pytest
 from answerlens.citations import CitationDecision, Decision, DiscardReason, Span
 from answerlens.explanation import HASH_FIELDS
 from answerlens.html.escape import esc
-from answerlens.html.highlight import Mark, highlight, requirement_rows
+from answerlens.html.highlight import CitedToken, Mark, RequirementRow, highlight, requirement_rows, uncounted
 from answerlens.html.markup import (
     PALETTE,
     STATUS_SOLID,
     VERDICT_COLOURS,
+    Notice,
+    NoticeKind,
     cell,
-    chip,
     colour,
     context_html,
     facts_html,
@@ -25,16 +26,17 @@ from answerlens.html.markup import (
     notice_html,
     outcome_cell,
     paragraph_html,
-    requirements_html,
     source_label_html,
     table_html,
     tint,
     verdict_html,
 )
+from answerlens.html.requirements import chip, requirements_html
 from tests.ui.conftest import recorded, sample
 
 ALLOWED_TAGS = {"div", "span", "mark", "table", "thead", "tbody", "tr", "th", "td", "p", "strong", "em",
-                "code", "pre", "details", "summary", "button", "br", "ul", "li", "script"}
+                "code", "pre", "details", "summary", "button", "br", "ul", "li", "script", "a"}
+"""Links are in-page jumps only (``href="#…"``), between a citation chip and its context line."""
 
 
 class Parsed(HTMLParser):
@@ -60,10 +62,11 @@ class Parsed(HTMLParser):
             self.scripts.append(data)
 
 
-def row(text: str) -> dict[str, object]:
-    return {"index": 0, "requirement": text, "claimed": text, "status": text, "explanation": text,
-            "accepted": [(Mark(0, text, Decision.ACCEPTED), True)],
-            "discarded": [(Mark(0, text, Decision.DISCARDED, DiscardReason.UNKNOWN_REFERENCE), False)]}
+def row(text: str) -> RequirementRow:
+    return RequirementRow(index=0, requirement=text, claimed=text, status=text, explanation=text,
+                          accepted=(CitedToken(Mark(0, text, Decision.ACCEPTED), located=True, line=1),),
+                          discarded=(CitedToken(Mark(0, text, Decision.DISCARDED, DiscardReason.UNKNOWN_REFERENCE),
+                                                located=False),))
 
 
 RENDERERS: list[object] = [
@@ -95,6 +98,7 @@ HOSTILE = [
 def test_hostile_text_adds_no_tag_no_attribute_and_no_script(render: Callable[[str], str], text: str) -> None:
     parsed = Parsed(render(text))
     assert {tag for tag, _ in parsed.tags} <= ALLOWED_TAGS
+    assert all((attrs.get("href") or "").startswith("#") for tag, attrs in parsed.tags if tag == "a")
     assert not [name for _, attrs in parsed.tags for name in attrs if name.startswith("on") or name == "x"]
     assert "alert(" not in "".join(parsed.scripts)
     assert "forged" not in [tag for tag, _ in parsed.tags]
@@ -158,10 +162,12 @@ def test_source_label_marks_recordings(label: str, source: str) -> None:
 def test_context_of_a_real_assessment_marks_accepted_and_discarded_citations() -> None:
     assessment = recorded("prme_reader_citations")
     context = sample("prme_reader_citations").load().exact_context
-    html = context_html(context, highlight(context, [r.citations for r in assessment.requirements]))
+    requirements = assessment.requirements
+    html = context_html(context, highlight(context, [r.citations for r in requirements],
+                                           uncounted=uncounted(requirements)))
     marks = re.findall(r'<mark [^>]*data-citation="(\w+)" data-requirement="(\d+)" data-ref="([^"]+)"', html)
-    assert sorted(set(marks)) == [("accepted", "0", "m1"), ("accepted", "1", "m4"), ("accepted", "2", "m2"),
-                                  ("discarded", "1", "m4")]
+    assert sorted(marks) == [("accepted", "0", "m1"), ("accepted", "1", "m4"), ("uncounted", "2", "m2")], \
+        "the repeated m4 adds no mark; the downgraded requirement's valid m2 is not drawn as accepted"
     assert html.count('class="al-line"') == context.count("\n") + 1
 
 
@@ -259,3 +265,11 @@ def test_remedies_show_commands_as_code_never_as_backticks() -> None:
                        remedy="start it with `ollama serve` <now>")
     assert "<code>ollama serve</code>" in html and "<code>ollama pull m</code>" in html
     assert "`" not in html and "&lt;now&gt;" in html
+
+
+def test_one_notice_type_draws_itself_and_refuses_an_unknown_kind() -> None:
+    notice = Notice(NoticeKind.WARNING, "title <b>", "detail `cmd`", "remedy")
+    assert notice.html() == notice_html("warning", "title <b>", "detail `cmd`", "remedy")
+    assert 'data-notice="warning"' in notice.html() and "<code>cmd</code>" in notice.html()
+    with pytest.raises(ValueError):
+        notice_html("fatal", "no such kind")

@@ -9,7 +9,7 @@ import pytest
 
 from answerlens import AnswerabilityConfig
 from answerlens.html import opinion as opinion_html
-from answerlens.second_opinion import Badge, badge
+from answerlens.second_opinion.badges import Badge, badge
 from answerlens.second_opinion.models import VerifierNote, VerifierState
 from answerlens.second_opinion.opinion import second_opinion_for
 from tests.second_opinion.builders import assess, replayed

@@ -15,7 +15,8 @@ def live(stem: str, base_url: str | None) -> AnswerabilityAssessment:
     assert assessment.provider_metadata is not None
     meta = assessment.provider_metadata.model_copy(update={"origin": ReplyOrigin.LIVE, "recording": None,
                                                            "base_url": base_url})
-    return assessment.model_copy(update={"provider": "ollama", "model": "qwen3.5:9b", "provider_metadata": meta})
+    return assessment.model_copy(update={"provider": "ollama", "model": "qwen3.5:9b", "provider_metadata": meta,
+                                         "model_called": True})
 
 
 @pytest.mark.parametrize(

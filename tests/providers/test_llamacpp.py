@@ -5,23 +5,27 @@ cancel that hangs up on the server."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import threading
+import tracemalloc
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from answerlens import AnswerabilityConfig, AnswerabilityError, AnswerabilityEvaluator, load_bundle
-from answerlens.prompts import reply_bound
+from answerlens.prompts import RESPONSE_SCHEMA, reply_bound
 from answerlens.providers.engine import CallProgress, Stage
 from tests.paths import PRME
+from tests.providers import helpers as shared
 from tests.scripted_server import (
     PROMPT_TOKENS,
     Reply,
     ScriptedServer,
     llamacpp_events,
     openai_chat,
+    openai_error,
     sse,
     sse_bytes,
 )
@@ -125,6 +129,33 @@ async def test_a_stream_past_the_reply_limit_stops_reading(scripted_server: Scri
     assert info.value.kind == "reply_too_large"
 
 
+async def test_events_split_anywhere_across_chunks_are_assembled(scripted_server: ScriptedServer) -> None:
+    events = b"".join(sse_bytes([*llamacpp_events(pieces(VALID)), "[DONE]"])).replace(b"\n", b"\r\n")
+    scripted_server.script(CHAT, Reply(content_type="text/event-stream",
+                                       stream=lambda: [events[index:index + 5] for index in range(0, len(events), 5)]))
+    assert (await assess(config(scripted_server))).raw_output == json.loads(VALID)
+
+
+async def test_a_gzipped_stream_is_read_and_a_gzip_bomb_in_one_stops_in_bounded_memory(
+    scripted_server: ScriptedServer,
+) -> None:
+    events = b"".join(sse_bytes([*llamacpp_events(pieces(VALID)), "[DONE]"]))
+    scripted_server.script(CHAT, Reply(content_type="text/event-stream", body=gzip.compress(events),
+                                       headers=(("Content-Encoding", "gzip"),)))
+    assert (await assess(config(scripted_server))).verdict.value == "answerable"
+    scripted_server.script(CHAT, Reply(content_type="text/event-stream", body=shared.gzip_bomb(100),
+                                       headers=(("Content-Encoding", "gzip"),)))
+    tracemalloc.start()
+    try:
+        with pytest.raises(AnswerabilityError) as info:
+            await assess(config(scripted_server, max_reply_bytes=shared.MB))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert info.value.kind == "reply_too_large"
+    assert peak < 8 * shared.MB
+
+
 async def test_length_at_max_tokens_is_truncation(scripted_server: ScriptedServer) -> None:
     tokens = pieces(VALID)[:5]
     scripted_server.script(CHAT, sse(llamacpp_events(tokens, finish="length")))
@@ -180,3 +211,49 @@ async def test_cancelling_a_call_hangs_up_on_the_server(scripted_server: Scripte
             await task
     release.set()
     assert hung_up.wait(10) and not finished.is_set()
+
+
+# --- Through the shared loopback configuration (helpers) --------------------------------------------------
+
+
+async def test_llamacpp_gets_its_own_sampling_options_and_only_it(scripted_server: ScriptedServer) -> None:
+    scripted_server.script("/v1/chat/completions", openai_chat(VALID), openai_chat(VALID), openai_chat(VALID))
+    await shared.assess(shared.config(scripted_server, "llamacpp"))
+    await shared.assess(shared.config(scripted_server, "llamacpp", max_tokens=300))
+    await shared.assess(shared.config(scripted_server, "openai"))
+    default, bounded, plain = (request.json for request in scripted_server.requests)
+    bound = reply_bound(shared.QUESTION)
+    assert (default["repeat_penalty"], default["cache_prompt"], default["max_tokens"]) == (1.1, False,
+                                                                                           bound.max_tokens)
+    assert default["response_format"]["json_schema"]["schema"] == bound.schema() != RESPONSE_SCHEMA
+    assert (default["stream"], default["return_progress"]) == (True, True)
+    assert bounded["max_tokens"] == 300
+    assert not {"repeat_penalty", "cache_prompt", "max_tokens", "stream"} & plain.keys()
+    assert plain["response_format"]["json_schema"]["schema"] == RESPONSE_SCHEMA
+
+
+@pytest.mark.parametrize("finish", ["length", "abort", None])
+async def test_llamacpp_any_finish_but_stop_is_truncation(scripted_server: ScriptedServer, finish: str | None) -> None:
+    scripted_server.script("/v1/chat/completions", openai_chat(VALID, finish_reason=finish))
+    with pytest.raises(AnswerabilityError) as info:
+        await shared.assess(shared.config(scripted_server, "llamacpp", max_tokens=54))  # the reply used all 54 tokens
+    shared.assert_failure(info.value, "truncated", scripted_server.base_url)
+    assert "the llama.cpp server at" in str(info.value)
+
+
+async def test_llamacpp_length_short_of_max_tokens_is_a_full_context(scripted_server: ScriptedServer) -> None:
+    # llama.cpp ends with "length" when prompt and reply fill its window, before max_tokens (54 of 300 here).
+    scripted_server.script("/v1/chat/completions", openai_chat(VALID, finish_reason="length"))
+    with pytest.raises(AnswerabilityError) as info:
+        await shared.assess(shared.config(scripted_server, "llamacpp", max_tokens=300))
+    shared.assert_failure(info.value, "context_too_long", scripted_server.base_url)
+    assert "after 54 reply tokens (prompt: 321 tokens)" in str(info.value) and "--ctx" in (info.value.remedy or "")
+
+
+async def test_context_too_long_has_its_own_remedy(scripted_server: ScriptedServer) -> None:
+    scripted_server.script("/v1/chat/completions", openai_error(
+        "request (9542 tokens) exceeds the available context size (4096 tokens), try increasing it", 400))
+    with pytest.raises(AnswerabilityError) as info:
+        await shared.assess(shared.config(scripted_server, "llamacpp"))
+    shared.assert_failure(info.value, "context_too_long", scripted_server.base_url)
+    assert "--ctx" in (info.value.remedy or "")

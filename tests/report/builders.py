@@ -18,9 +18,11 @@ from answerlens import (
     MemoryBundle,
     derive_assessment,
 )
-from answerlens.report import assessment_report, trial_report
+from answerlens.report.document import assessment_report, trial_report
+from answerlens.report.embedded import OPEN, encode
 from answerlens.samples import Sample, list_samples, load_sample
-from answerlens.second_opinion import SecondOpinion, second_opinion_for
+from answerlens.second_opinion.models import SecondOpinion
+from answerlens.second_opinion.opinion import second_opinion_for
 from answerlens.trials.reader import read_trial
 from answerlens.trials.result import TrialResult
 from tests.paths import FIXTURES, PRME, SAMPLES
@@ -139,3 +141,12 @@ def unfinished_run(folder: Path, samples: int = 30) -> Path:
         name = f"{sample_json['question_id']}-r{sample_json['repeat']:03d}.json"
         (run / "samples" / name).write_text(json.dumps(sample_json), encoding="utf-8")
     return run
+
+
+def with_data(html: str, edit) -> str:  # type: ignore[no-untyped-def]
+    """The report with its embedded data edited (and re-encoded as a careful forger would)."""
+    raw = embedded(html)
+    edit(raw)
+    start = html.index(OPEN) + len(OPEN)
+    end = html.index("</script>", start)
+    return html[:start] + encode(raw) + html[end:]

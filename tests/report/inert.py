@@ -1,9 +1,10 @@
 """What "no executable content" means for a report, checked on markup (a file, or the DOM a browser built):
-only known tags, no event-handler attribute, no URL-bearing attribute at all, one script element and it is the
+only known tags, no event-handler attribute, no URL-bearing attribute (but in-page jumps), one script element and it is the
 inert JSON data block, the fetch-forbidding policy in the head."""
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 from answerlens.report.embedded import DATA_ID
@@ -11,10 +12,12 @@ from answerlens.report.page import POLICY
 
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "header", "section", "div", "h1", "h2", "h3", "p",
-    "span", "mark", "i", "strong", "em", "code", "pre", "br", "ul", "li", "table", "thead", "tbody", "tr", "th",
+    "span", "mark", "a", "i", "strong", "em", "code", "pre", "br", "ul", "li", "table", "thead", "tbody", "tr", "th",
     "td", "details", "summary", "fieldset", "legend", "label", "input", "figure", "figcaption", "svg", "rect",
     "line", "text", "script",
 }
+_IN_PAGE = re.compile(r"#al-(line|req)-\d+")
+"""The one kind of link a report holds: a jump within the page (a citation chip to its context line, and back)."""
 URL_ATTRIBUTES = {"href", "src", "srcset", "action", "formaction", "poster", "data", "xlink:href", "background",
                   "ping", "manifest", "codebase", "cite", "longdesc", "usemap", "lowsrc", "dynsrc"}
 
@@ -58,7 +61,7 @@ def problems(markup: str) -> list[str]:
         for name, value in attrs.items():
             if name.startswith("on"):
                 found.append(f"event handler {name} on <{tag}>")
-            if name in URL_ATTRIBUTES:
+            if name in URL_ATTRIBUTES and not (tag == "a" and name == "href" and _IN_PAGE.fullmatch(value or "")):
                 found.append(f"URL attribute {name}={value!r} on <{tag}>")
             if value and "javascript:" in value.lower().replace(" ", "") and name not in ("data-ref", "title",
                                                                                           "data-copy"):

@@ -8,14 +8,15 @@ import re
 import pytest
 
 from answerlens.citations import Decision
-from answerlens.explanation import HASH_FIELDS, reason_text, why
-from answerlens.html.highlight import highlight, requirement_rows
-from answerlens.html.markup import context_html, hashes_html, requirements_html, verdict_html
+from answerlens.explanation import HASH_FIELDS, error_text, reason_text, why
+from answerlens.html.highlight import highlight, requirement_rows, uncounted
+from answerlens.html.markup import context_html, hashes_html, verdict_html
 from answerlens.html.provenance import source_label
-from answerlens.report import assessment_report
+from answerlens.html.requirements import requirements_html
 from answerlens.report.assessment import Shown, focus_css, sheets, title
+from answerlens.report.document import assessment_report
 from answerlens.report.embedded import AssessmentData, envelope_of
-from tests.report.builders import SAMPLE_NAMES, embedded, replayed, report_of, sample
+from tests.report.builders import SAMPLE_NAMES, embedded, opinion_of, replayed, report_of, sample
 from tests.report.inert import problems, visible_text
 
 SAMPLES = [pytest.param(name, id=name) for name in SAMPLE_NAMES]
@@ -34,17 +35,19 @@ def test_the_report_holds_the_inspect_pages_own_markup(name: str) -> None:
     label, note = source_label(a)
     context = bundle.exact_context
     pieces = [verdict_html(a.verdict.value, a.recommended_action.value, source=label, note=note),
-              requirements_html(requirement_rows(a.requirements)),
+              requirements_html(requirement_rows(a.requirements, context)),
               hashes_html({field: getattr(a, field) for field in HASH_FIELDS}, copy_buttons=False)]
     if context:
-        pieces.append(context_html(context, highlight(context, [r.citations for r in a.requirements])))
+        pieces.append(context_html(context, highlight(context, [r.citations for r in a.requirements],
+                                                      uncounted=uncounted(a.requirements))))
     for piece in pieces:
         assert piece in html
     assert f'data-verdict="{a.verdict.value}"' in html
     assert all(f'data-hash="{field}"' in html for field in HASH_FIELDS)
     assert f'<code data-integrity="evaluation_id">{a.evaluation_id}</code>' in html
     assert f'<code data-integrity="assessment_sha256">{a.assessment_sha256}</code>' in html
-    accepted = sum(d.decision == Decision.ACCEPTED and d.span is not None for r in a.requirements for d in r.citations)
+    accepted = sum(d.decision == Decision.ACCEPTED and d.span is not None and r.status.value != "unsupported"
+                   for r in a.requirements for d in r.citations)
     assert html.count('<mark class="al-cite" data-citation="accepted"') == accepted
     assert problems(html) == []
 
@@ -75,8 +78,12 @@ def test_every_discarded_citation_is_listed_with_its_reason() -> None:
     assert rows == [(str(index), d.reason.value) for index, d in discarded if d.reason is not None]
     for _, decision in discarded:
         assert reason_text(decision) in section
+    numbers = re.findall(r'<td data-citation="discarded" data-requirement="\d+" data-reason="[a-z_]+"[^>]*>(\d+)<', section)
+    assert numbers == [str(index + 1) for index, d in discarded if d.reason is not None], "shown from 1"
     for error in a.citation_errors:
-        assert error.replace("'", "&#x27;") in section
+        assert error_text(error).replace("'", "&#x27;") in section
+    assert "requirement 2: <code>" not in section and "<code>requirement 2: cited unknown" in section
+    assert "requirement[" not in visible_text(section), "PRME's 0-based strings stay in the JSON"
 
 
 def test_a_clean_reply_says_nothing_was_discarded() -> None:
@@ -98,8 +105,9 @@ def test_the_strict_verdict_is_shown_with_the_model_derived_one_beside_it() -> N
     assert a.verdict.value == "answerable"
     assert 'data-verdict="insufficient" data-action="abstain"' in html
     assert "strict evidence policy; the model-derived verdict is answerable (answer)" in html
-    assert ("The strict evidence policy demoted requirement 0 supported → unsupported (speech_act_mismatch), so "
-            "the verdict is insufficient (action abstain).") in visible_text(html)
+    assert why(a, opinion_of("second_opinion_plan_as_fact")) in visible_text(html)
+    assert ("The strict evidence policy demotes requirement 1 supported → unsupported, so the verdict is "
+            "insufficient (action: abstain).") in visible_text(html)
     assert '<code data-integrity="opinion_sha256">' in html
 
 
@@ -137,6 +145,22 @@ def test_the_picker_offers_every_requirement() -> None:
     _, a = replayed("compact_citation_errors")
     assert re.findall(r'id="rp-focus-(\w+)"', html) == ["all", *map(str, range(len(a.requirements)))]
     assert 'id="rp-focus-all" checked' in html
+    labels = re.findall(r'id="rp-focus-\d+"> (\d+)</label>', html)
+    assert labels == [str(number) for number in range(1, len(a.requirements) + 1)], "people count from 1"
+
+
+def test_every_number_a_reader_sees_counts_from_one() -> None:
+    """Legend dots, the second opinion's table and its typed-evidence headings number requirements as the
+    requirements table does."""
+    html = report_of("compact_citation_errors", with_opinion=True)
+    _, a = replayed("compact_citation_errors")
+    legend = html[html.index('<div class="rp-legend" data-legend>'):]
+    legend = legend[:legend.index("</div>")]
+    assert re.findall(r'class="al-dot"[^>]*>(\d+)<', legend) == [str(n) for n in range(1, len(a.requirements) + 1)]
+    assert re.findall(r'data-opinion-row="(\d+)"><span class="al-dot"[^>]*>(\d+)<', html) == [
+        (str(index), str(index + 1)) for index in range(len(a.requirements))]
+    text = visible_text(html)
+    assert "requirement 0" not in text and "[0]" not in text
 
 
 def test_a_long_question_is_shortened_in_the_title_only() -> None:
@@ -153,7 +177,7 @@ def test_prmes_own_assessment_is_reported_as_upstream_wrote_it() -> None:
     import json
 
     from answerlens import load_bundle
-    from answerlens.report import verify_report
+    from answerlens.report.integrity import verify_report
     from tests.paths import PRME
 
     document = json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text(encoding="utf-8"))
@@ -162,7 +186,8 @@ def test_prmes_own_assessment_is_reported_as_upstream_wrote_it() -> None:
     assert verify_report(html).ok and verify_report(html, bundle=bundle).ok
     assert 'data-fact="origin">not recorded (no provider metadata' in html
     for error in document["citation_errors"]:
-        assert error.replace("'", "&#x27;") in html
+        assert error_text(error).replace("'", "&#x27;") in html
+    assert embedded(html)["report"]["document"]["citation_errors"] == document["citation_errors"], "verbatim"
     assert problems(html) == []
 
 

@@ -9,7 +9,7 @@ from answerlens import load_bundle
 from answerlens.errors import ReportError
 from answerlens.records import ContextFormat
 from answerlens.render import render_bundle
-from answerlens.report import assessed_answer, assessment_report, context_format_of, render, trial_report
+from answerlens.report.document import assessed_answer, assessment_report, context_format_of, render, trial_report
 from answerlens.report.embedded import generator
 from tests.paths import PRME
 from tests.report.builders import (

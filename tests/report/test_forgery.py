@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from answerlens.audit import evaluation_id, sha256_text
-from answerlens.report import assessment_report, verify_report
+from answerlens.report.document import assessment_report
+from answerlens.report.integrity import verify_report
+from tests.forgery import FOREIGN_ID, PUBLISHED, forged, rehashed
 from tests.paths import PRME
-from tests.report.builders import embedded, replayed, report_of
-from tests.report.test_integrity import with_data
-from tests.test_verification_attacks import FOREIGN_ID, PUBLISHED, forged, rehashed
+from tests.report.builders import embedded, replayed, report_of, with_data
 
 QUESTION = "What database and cache does the dashboard API use, and what is Craig's background?"
 READER_CONTEXT = (PRME / "bundles" / "rendered_reader_citations.txt").read_text().strip()

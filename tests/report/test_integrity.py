@@ -8,19 +8,17 @@ import json
 import pytest
 
 from answerlens.errors import ReportError
-from answerlens.report import verify_report
-from answerlens.report.embedded import OPEN, encode
-from answerlens.report.integrity import _first_index, page_difference
-from tests.report.builders import OPINION_SAMPLES, SAMPLE_NAMES, TRIALS, embedded, replayed, report_of, trial_report_of
-
-
-def with_data(html: str, edit) -> str:  # type: ignore[no-untyped-def]
-    """The report with its embedded data edited (and re-encoded as a careful forger would)."""
-    raw = embedded(html)
-    edit(raw)
-    start = html.index(OPEN) + len(OPEN)
-    end = html.index("</script>", start)
-    return html[:start] + encode(raw) + html[end:]
+from answerlens.report.integrity import _first_index, page_difference, verify_report
+from tests.report.builders import (
+    OPINION_SAMPLES,
+    SAMPLE_NAMES,
+    TRIALS,
+    embedded,
+    replayed,
+    report_of,
+    trial_report_of,
+    with_data,
+)
 
 
 @pytest.mark.parametrize("name", [pytest.param(name, id=name) for name in SAMPLE_NAMES])

@@ -12,9 +12,9 @@ import pytest
 
 from answerlens import ClaimVerifier
 from answerlens.claims.onnx_scorer import OnnxNliScorer
-from answerlens.report.opinion import flagged, section_html, strict_why
-from answerlens.second_opinion import second_opinion_for
+from answerlens.report.opinion import flagged, section_html
 from answerlens.second_opinion.models import SecondOpinion
+from answerlens.second_opinion.opinion import second_opinion_for
 from tests.report.builders import OPINION_SAMPLES, opinion_of, replayed, report_of, sample
 from tests.report.inert import problems, visible_text
 
@@ -62,9 +62,7 @@ def test_the_strict_outcome_and_the_unavailable_verifier_are_said(tmp_path: Path
     assert "Claim verifier: NLI model not installed" in text
     assert opinion.verifier_note.remedy is not None and opinion.verifier_note.remedy in text
     assert 'data-strict-verdict="insufficient"' in html
-    assert "changed: [0] supported → unsupported: speech_act_mismatch" in text
-    assert opinion.strict is not None
-    assert strict_why(opinion.strict).startswith("The strict evidence policy demoted requirement 0")
+    assert "changed: [1] supported → unsupported: speech_act_mismatch" in text, "requirements count from 1"
 
 
 def test_a_verifier_result_is_shown_by_status_and_group() -> None:
@@ -81,7 +79,7 @@ def test_typed_evidence_is_listed_per_requirement() -> None:
     opinion = opinion_of("second_opinion_superseded_region")
     html = section_html(opinion)
     (evidence,) = opinion.requirements[0].typed_evidence
-    section = html[html.index("Typed evidence of requirement 0"):]
+    section = html[html.index("Typed evidence of requirement 1"):]
     for value in (evidence.ref, evidence.section, evidence.lifecycle_state.value, evidence.epistemic_type.value):
         assert f"<td>{value}</td>" in section
     assert '<code data-hash="opinion_sha256">' in html and opinion.opinion_sha256 in html

@@ -11,8 +11,9 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 
 from answerlens.html.escape import CONTROLS, DEFAULT_IGNORABLE
-from answerlens.report import trial_report, verify_report
+from answerlens.report.document import trial_report
 from answerlens.report.embedded import CLOSE, OPEN
+from answerlens.report.integrity import verify_report
 from answerlens.trials.reader import parse_trial
 from tests.paths import FIXTURES
 

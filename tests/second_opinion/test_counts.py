@@ -6,7 +6,7 @@ from answerlens import ClaimVerifier
 from answerlens.second_opinion.counts import count_opinions, questioned_by
 from answerlens.second_opinion.opinion import second_opinion_for
 from tests.second_opinion.builders import replayed
-from tests.second_opinion.test_nli import Fixed
+from tests.second_opinion.helpers import Fixed
 
 
 async def run(name: str, **options: Any) -> tuple[Any, Any]:

@@ -14,6 +14,7 @@ from answerlens.second_opinion.opinion import second_opinion_for
 from answerlens.verdict import AnswerabilityStatus, AnswerabilityVerdict
 from tests.claims.tiny_nli import build_model
 from tests.second_opinion.builders import assess, replayed
+from tests.second_opinion.helpers import Fixed, Raises
 
 YES = "yes yes yes yes yes yes yes yes"
 
@@ -21,26 +22,6 @@ YES = "yes yes yes yes yes yes yes yes"
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_model(tmp_path_factory.mktemp("tiny") / "model")
-
-
-class Fixed:
-    """An injected scorer returning one row for every pair, and counting calls."""
-
-    def __init__(self, row: tuple[float, float, float]) -> None:
-        self.row = row
-        self.pairs: list[tuple[str, str]] = []
-
-    def score(self, pairs: list[tuple[str, str]]) -> list[tuple[float, float, float]]:
-        self.pairs += pairs
-        return [self.row] * len(pairs)
-
-
-class Raises:
-    def __init__(self, error: Exception) -> None:
-        self.error = error
-
-    def score(self, pairs: list[tuple[str, str]]) -> list[tuple[float, float, float]]:
-        raise self.error
 
 
 async def test_the_tiny_onnx_model_verifies_each_supported_requirement(tiny_model: Path) -> None:
@@ -118,7 +99,7 @@ async def test_verifier_failures_are_notes_never_errors(error: Exception, state:
     assert (opinion.verifier_note.state, opinion.verifier_note.remedy) == (state, remedy)
     assert all(requirement.verifier is None for requirement in opinion.requirements)
     if state == VerifierState.FAILED:
-        assert opinion.verifier_note.message == "the claim verifier failed on requirement[0]"
+        assert opinion.verifier_note.message == "the claim verifier failed on requirement 1"
         assert opinion.verifier_note.detail == "Claim verification inference failed"
 
 
@@ -137,5 +118,5 @@ async def test_too_many_cited_passages_is_a_refusal_note() -> None:
     verifier = ClaimVerifier({"max_evidence": 2}, scorer=Fixed((0.9, 0.05, 0.05)))
     opinion = await second_opinion_for(assessment, bundle, "Which?", verifier=verifier)
     note = opinion.verifier_note
-    assert (note.state, note.message) == (VerifierState.FAILED, "the claim verifier refused requirement[0]")
+    assert (note.state, note.message) == (VerifierState.FAILED, "the claim verifier refused requirement 1")
     assert note.detail == "evidence count exceeds configured maximum 2"

@@ -1,10 +1,10 @@
 """The text report: strict verdict first, badges, flags, verifier results and notes, one line each."""
 
 from answerlens import ClaimVerifier
+from answerlens.explanation import report_lines
 from answerlens.second_opinion.opinion import second_opinion_for
-from answerlens.second_opinion.report import report_lines
 from tests.second_opinion.builders import replayed
-from tests.second_opinion.test_nli import Fixed, Raises
+from tests.second_opinion.helpers import Fixed, Raises
 
 
 async def test_strict_report_leads_with_the_strict_verdict() -> None:
@@ -16,10 +16,10 @@ async def test_strict_report_leads_with_the_strict_verdict() -> None:
     start = lines.index("second opinion (flag rules answerlens-flags-1, policy strict):")
     assert lines[start + 1:start + 6] == [
         "  verifier: not requested",
-        '[0] flags: "AWS region hosting the orders database"',
+        '[1] flags: "AWS region hosting the orders database"',
         "      flag superseded_for_present (m1): m1 is superseded; the requirement asks about the present",
         "  strict policy: verdict insufficient, action abstain",
-        "    [0] supported -> unsupported: superseded_for_present",
+        "    [1] supported -> unsupported: superseded_for_present",
     ]
 
 
@@ -32,7 +32,7 @@ async def test_verifier_results_and_failures() -> None:
     assert "      verifier: supported; supporting m1 (model_entailment)" in lines
     failed = await second_opinion_for(assessment, bundle, item.question,
                                       verifier=ClaimVerifier(scorer=Raises(RuntimeError("boom"))))
-    assert ("  verifier: the claim verifier failed on requirement[0]: Claim verification inference failed"
+    assert ("  verifier: the claim verifier failed on requirement 1: Claim verification inference failed"
             in report_lines(assessment, failed))
 
 

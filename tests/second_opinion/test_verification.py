@@ -8,7 +8,7 @@ import pytest
 from answerlens import ClaimVerifier, verify_second_opinion
 from answerlens.second_opinion.opinion import second_opinion_for
 from tests.second_opinion.builders import replayed
-from tests.second_opinion.test_nli import Fixed
+from tests.second_opinion.helpers import Fixed
 
 Edit = Callable[[dict[str, Any]], None]
 

@@ -4,7 +4,6 @@ hash independent of which endpoint served a sample."""
 from __future__ import annotations
 
 import asyncio
-import socket
 from pathlib import Path
 
 import pytest
@@ -15,18 +14,12 @@ from answerlens.trials.dataset import load_dataset
 from answerlens.trials.endpoints import read_endpoints
 from answerlens.trials.runner import run_trial
 from tests.oracle_server import oracle_server
-from tests.trials.test_runner import REPLIES, config, question_cases, write_dataset
-
-
-def closed_port() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+from tests.trials.helpers import REPLIES, closed_url, config, question_cases, write_dataset
 
 
 def test_a_dead_endpoint_is_failed_over_and_nothing_becomes_an_error(tmp_path: Path) -> None:
     dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
-    dead = closed_port()
+    dead = closed_url()
     with oracle_server(REPLIES) as live:
         outcome = asyncio.run(run_trial(dataset, config(dead), repeats=3, out=tmp_path / "run", concurrency=2,
                                         endpoints=[dead, live.base_url]))

@@ -15,16 +15,26 @@ from answerlens.trials.log import QuestionLabel, SampleError
 from answerlens.trials.runner import run_trial
 from answerlens.trials.summary import ErrorEntry
 from tests.oracle_server import oracle_server
-from tests.trials.test_endpoints import closed_port
-from tests.trials.test_runner import REPLIES, config, question_cases, write_dataset
+from tests.trials.helpers import REPLIES, closed_url, config, question_cases, write_dataset
 
 
 def test_the_preflight_refuses_an_unreachable_endpoint_before_any_sample(tmp_path: Path) -> None:
     dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
     with pytest.raises(AnswerabilityError, match="the trial was not started: .* is not reachable") as refused:
-        asyncio.run(run_trial(dataset, config(closed_port()), repeats=2, out=tmp_path / "run"))
-    assert refused.value.kind == "preflight" and "--no-preflight" in str(refused.value)
-    assert list((tmp_path / "run" / "samples").glob("*.json")) == []
+        asyncio.run(run_trial(dataset, config(closed_url()), repeats=2, out=tmp_path / "run"))
+    assert refused.value.kind == "preflight" and "--no-preflight" not in str(refused.value), "each interface says it"
+    assert not (tmp_path / "run").exists(), "refused before anything was created"
+
+
+def test_the_cli_refusal_names_its_own_flag_and_leaves_no_folder(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from answerlens.cli import main
+
+    dataset = write_dataset(tmp_path / "cases.json", question_cases())
+    code = main(["trial", str(dataset), "--repeats", "1", "--out", str(tmp_path / "run"), "--provider", "ollama",
+                 "--model", "oracle", "--base-url", closed_url()])
+    err = capsys.readouterr().err
+    assert code != 0 and "the trial was not started" in err and "--no-preflight" in err
+    assert not (tmp_path / "run").exists()
 
 
 def test_the_preflight_refuses_a_missing_model(tmp_path: Path) -> None:
@@ -80,7 +90,7 @@ def test_the_cli_says_why_it_stopped_early_in_one_line_and_exits_3(tmp_path: Pat
 
     path = write_dataset(tmp_path / "cases.json", question_cases())
     code = main(["trial", str(path), "--repeats", "2", "--out", str(tmp_path / "run"), "--provider", "openai",
-                 "--model", "oracle", "--base-url", closed_port(), "--no-preflight", "--concurrency", "1"])
+                 "--model", "oracle", "--base-url", closed_url(), "--no-preflight", "--concurrency", "1"])
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("answerlens:")]
     assert code == 3 and len(lines) == 1
     assert "stopped early: the first 5 calls all failed with connection_refused" in lines[0]

@@ -18,7 +18,7 @@ from answerlens.trials.dataset import load_dataset
 from answerlens.trials.folder import sample_filename
 from answerlens.trials.runner import run_trial
 from tests.oracle_server import oracle_server
-from tests.trials.test_runner import REPLIES, config, question_cases, write_dataset
+from tests.trials.helpers import REPLIES, config, question_cases, write_dataset
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,7 @@ def _flip_label(data: dict[str, Any]) -> None:
 
 def _other_question(data: dict[str, Any]) -> None:
     from answerlens.audit import evaluation_id, sha256_text
-    from tests.test_verification_attacks import rehashed
+    from tests.forgery import rehashed
 
     data["assessment"]["query_sha256"] = sha256_text("Q a2")
     data["assessment"]["evaluation_id"] = evaluation_id(data["assessment"])

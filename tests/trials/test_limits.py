@@ -15,7 +15,7 @@ from answerlens.trials import limits
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.runner import run_trial
 from answerlens.ui.trials import job as trial_job
-from tests.trials.test_runner import question_cases, write_dataset
+from tests.trials.helpers import question_cases, write_dataset
 
 CONFIG = AnswerabilityConfig(provider="openai", model="oracle", base_url="http://127.0.0.1:9/v1")
 
@@ -51,6 +51,6 @@ def test_the_whole_run_is_bounded(tmp_path: Path) -> None:
 def test_the_trials_page_job_refuses_out_of_bounds_settings(tmp_path: Path) -> None:
     dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
     job = trial_job.start(dataset, CONFIG, out=tmp_path / "run", repeats=5_000, concurrency=1)
-    assert job.wait(30) and job.outcome is None and job.failure is not None
+    assert job.job.wait(30) and job.outcome is None and job.failure is not None
     assert job.failure.title == "The trial settings are out of bounds"
     assert "repeats must be a whole number from 1 to 1,000" in job.failure.message

@@ -15,7 +15,7 @@ import pytest
 from answerlens.errors import TrialLockError
 from answerlens.trials.lock import LOCK_FILE, RunLock
 from tests.oracle_server import oracle_server
-from tests.trials.test_runner import REPLIES, question_cases, write_dataset
+from tests.trials.helpers import REPLIES, question_cases, write_dataset
 
 
 def command(dataset: Path, out: Path, base_url: str) -> list[str]:

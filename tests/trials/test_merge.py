@@ -18,7 +18,7 @@ from answerlens.trials.merge import merge_shards
 from answerlens.trials.runner import run_trial
 from answerlens.trials.shard import Shard
 from tests.oracle_server import oracle_server
-from tests.trials.test_runner import REPLIES, config, question_cases, write_dataset
+from tests.trials.helpers import REPLIES, config, question_cases, write_dataset
 
 TIMING = {"latency_ms", "finished_at", "wall_seconds"}
 

@@ -19,7 +19,7 @@ from answerlens.trials.reader import read_trial
 from answerlens.trials.runner import SecondOpinionSetting, run_trial
 from tests.oracle_server import oracle_server
 from tests.paths import SAMPLES
-from tests.trials.test_runner import config
+from tests.trials.helpers import config
 
 SHIPPED = ("second_opinion_plan_as_fact", "second_opinion_superseded_region", "answerable_billing_database")
 LABELS = {"second_opinion_plan_as_fact": "unanswerable", "second_opinion_superseded_region": "unanswerable",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from pathlib import Path
@@ -11,19 +10,9 @@ from typing import Any
 import pytest
 
 from answerlens import DatasetError
-from answerlens.trials.log import ResultKind, TrialSample, UpstreamSample
-from answerlens.trials.reader import parse_trial, read_trial, trial_source
-from tests.paths import FIXTURES, PRME
-
-UPSTREAM = PRME / "trials" / "beam-100k-answerability-dev-v2-results.json"
-PUBLISHED = json.loads(UPSTREAM.read_text())
-GOLDEN = json.loads((FIXTURES / "trials" / "questions-run.json").read_text())
-
-
-def ours() -> dict[str, Any]:
-    result = copy.deepcopy(GOLDEN["result"])
-    result["finished_at"] = "2026-01-01T00:00:00+00:00"
-    return result
+from answerlens.trials.log import SAMPLE_KIND, ResultKind, TrialSample, UpstreamSample, round_trip_problem
+from answerlens.trials.reader import assessments_in, parse_trial, read_trial, trial_source
+from tests.trials.helpers import GOLDEN, PUBLISHED, UPSTREAM, ours
 
 
 def write_folder(folder: Path, *, finished: bool) -> Path:
@@ -137,3 +126,28 @@ def test_a_file_that_does_not_read_back_as_recorded_is_refused(edit: str, messag
     """Verifying the typed log must verify what was written: no silent coercion on the way in."""
     with pytest.raises(DatasetError, match=re.escape(message)):
         parse_trial(_edited(edit), "result.json")
+
+
+# --- the assessments a file holds ------------------------------------------------------------------------------
+
+
+def test_assessments_in_each_shape(tmp_path: Path) -> None:
+    trial = assessments_in(PUBLISHED, "beam.json")
+    assert len(trial) == 120 and (trial[0].position, trial[0].question_id, trial[0].repeat) == (
+        0, "100K_0_q0_abstention", 0)
+    assert round_trip_problem(PUBLISHED["samples"][3]["assessment"], trial[3].data) is None  # as recorded
+    ours_found = assessments_in(ours(), "result.json")
+    assert len(ours_found) == ours()["summary"]["samples"]  # error samples carry no verdict
+    bare = PUBLISHED["samples"][0]["assessment"]
+    assert [item.data for item in assessments_in(bare, "a.json")] == [bare]
+    assert [item.data for item in assessments_in({"assessment": bare}, "a.json")] == [bare]
+    sample = next(s for s in ours()["samples"] if s["assessment"])
+    (found,) = assessments_in(sample, "sample.json")
+    assert found.data == sample["assessment"] and found.position is None
+    assert assessments_in([1, 2], "x.json") == [] and assessments_in({"bundle": {}}, "x.json") == []
+    with pytest.raises(DatasetError, match="unknown trial result kind None"):
+        assessments_in({"samples": []}, "x.json")
+
+
+def test_the_sample_kind_is_the_one_the_log_writes() -> None:
+    assert TrialSample.model_fields["kind"].default == SAMPLE_KIND

@@ -20,8 +20,21 @@ from answerlens.trials.merge import merge_shards
 from answerlens.trials.runner import run_trial
 from answerlens.trials.summary import summarize
 from tests.oracle_server import oracle_server
-from tests.trials.test_merge import runs  # noqa: F401  (fixture)
-from tests.trials.test_runner import REPLIES, config, question_cases, write_dataset
+from tests.trials.helpers import REPLIES, config, question_cases, write_dataset
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One dataset run as three shards."""
+    from answerlens.trials.shard import Shard
+
+    folder = tmp_path_factory.mktemp("runs")
+    dataset = load_dataset(write_dataset(folder / "cases.json", question_cases()))
+    with oracle_server(REPLIES) as server:
+        for out, shard in (("s1", "1/3"), ("s2", "2/3"), ("s3", "3/3")):
+            asyncio.run(run_trial(dataset, config(server.base_url), repeats=3, out=folder / out, concurrency=2,
+                                  early_stop=0, shard=Shard.parse(shard)))
+    return folder
 
 FLIPS = {
     "label": lambda s: {"answerable": "unanswerable"}.get(s["label"], "answerable"),
@@ -105,7 +118,7 @@ def _sample_of_another_shard(folder: Path, runs_dir: Path) -> None:  # noqa: ARG
 
 
 @pytest.mark.parametrize("edit", [_duplicate_in_result, _duplicate_with_other_assessment])
-def test_a_shard_with_a_duplicated_sample_is_refused(runs: Path, tmp_path: Path, edit: Any) -> None:  # noqa: F811
+def test_a_shard_with_a_duplicated_sample_is_refused(runs: Path, tmp_path: Path, edit: Any) -> None:
     broken = tmp_path / "s2"
     shutil.copytree(runs / "s2", broken)
     edit(broken)
@@ -114,7 +127,7 @@ def test_a_shard_with_a_duplicated_sample_is_refused(runs: Path, tmp_path: Path,
     assert not (tmp_path / "out" / "result.json").exists()
 
 
-def test_a_shard_holding_a_sample_of_another_shard_is_refused(runs: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_a_shard_holding_a_sample_of_another_shard_is_refused(runs: Path, tmp_path: Path) -> None:
     broken = tmp_path / "s2"
     shutil.copytree(runs / "s2", broken)
     _sample_of_another_shard(broken, runs)
@@ -123,7 +136,7 @@ def test_a_shard_holding_a_sample_of_another_shard_is_refused(runs: Path, tmp_pa
 
 
 @pytest.mark.parametrize("field", ["label", "question_type", "case_sha256", "configuration_sha256"])
-def test_a_shard_relabelled_in_its_file_and_result_is_refused(runs: Path, tmp_path: Path,  # noqa: F811
+def test_a_shard_relabelled_in_its_file_and_result_is_refused(runs: Path, tmp_path: Path,
                                                               field: str) -> None:
     broken = tmp_path / "s3"
     shutil.copytree(runs / "s3", broken)
@@ -211,7 +224,7 @@ def test_verify_with_the_dataset_refuses_a_prme_shaped_forgery_in_a_sample(tmp_p
                                                                           refs: list[str], ids: Any) -> None:
     """A sample's assessment stripped to PRME's shape and made 'supported' by a citation its case's bundle does
     not give, rehashed, in result.json and the sample file alike (summary recomputed)."""
-    from tests.test_verification_attacks import rehashed
+    from tests.forgery import rehashed
 
     dataset = load_dataset(write_dataset(tmp_path / "cases.json", question_cases()))
     run = tmp_path / "run"

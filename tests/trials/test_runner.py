@@ -10,45 +10,14 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from answerlens import AnswerabilityConfig, TrialError
+from answerlens import TrialError
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.folder import sample_filename
 from answerlens.trials.gates import Gate
 from answerlens.trials.reader import read_trial
-from answerlens.trials.result import TrialResult
-from answerlens.trials.runner import TrialOutcome, run_trial
-from tests.oracle_server import judgement, oracle_server
-
-BUNDLE = {"records": [{"text": "The API uses Postgres 16."}, {"text": "The cache is Redis 7."}]}
-SUPPORTED = judgement(("Database", "supported", ["m1"]))
-PARTIAL = judgement(("Database", "supported", ["m1"]), ("Owner", "unsupported", []))
-MISSING = judgement(("Owner", "unsupported", []))
-MISSING_BAD_CITE = judgement(("Owner", "unsupported", ["m99"]))
-CONFLICT = judgement(("Database", "conflicting", ["m1", "m2"]))
-REPLIES = {"Q a1": SUPPORTED, "Q a2": PARTIAL, "Q a3": MISSING,
-           "Q u1": SUPPORTED, "Q u2": MISSING_BAD_CITE, "Q u3": CONFLICT}
-LABELS = {"a1": "answerable", "a2": "answerable", "a3": "answerable",
-          "u1": "unanswerable", "u2": "unanswerable", "u3": "unanswerable"}
-
-
-def write_dataset(path: Path, cases: list[dict]) -> Path:
-    path.write_text(json.dumps(cases))
-    return path
-
-
-def question_cases() -> list[dict]:
-    return [{"id": case_id, "question": f"Q {case_id}", "label": label, "question_type": "t", "bundle": BUNDLE}
-            for case_id, label in LABELS.items()]
-
-
-def finished(outcome: TrialOutcome) -> TrialResult:
-    assert outcome.result is not None, "the run finished and wrote its result"
-    return outcome.result
-
-
-def config(base_url: str, **extra: object) -> AnswerabilityConfig:
-    return AnswerabilityConfig(provider="openai", model="oracle", base_url=base_url, timeout=10, max_retries=0,
-                               **extra)
+from answerlens.trials.runner import run_trial
+from tests.oracle_server import oracle_server
+from tests.trials.helpers import BUNDLE, LABELS, REPLIES, SUPPORTED, config, finished, question_cases, write_dataset
 
 
 def test_summary_counts_and_gates_on_known_answers(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from answerlens.trials.dataset import load_dataset
 from answerlens.trials.runner import run_trial
 from answerlens.trials.shard import Shard, shard_number
 from tests.oracle_server import oracle_server
-from tests.trials.test_runner import REPLIES, config, question_cases, write_dataset
+from tests.trials.helpers import REPLIES, config, question_cases, write_dataset
 
 
 def test_the_hash_is_pinned_and_spreads_samples() -> None:

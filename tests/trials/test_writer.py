@@ -37,7 +37,7 @@ def test_a_run_whose_samples_cannot_be_written_stops_and_says_why(tmp_path: Path
     from answerlens.trials.dataset import load_dataset
     from answerlens.trials.runner import run_trial
     from tests.oracle_server import oracle_server
-    from tests.trials.test_runner import REPLIES, config, question_cases, write_dataset
+    from tests.trials.helpers import REPLIES, config, question_cases, write_dataset
 
     def full(path: Path, text: str) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")

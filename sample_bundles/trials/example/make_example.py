@@ -29,7 +29,8 @@ from answerlens.audit import sha256_text
 from answerlens.evaluator import Answer
 from answerlens.recording import HAND_WRITTEN, Recording
 from answerlens.records import ContextFormat
-from answerlens.second_opinion import output_document, second_opinion_for
+from answerlens.second_opinion.document import output_document
+from answerlens.second_opinion.opinion import second_opinion_for
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.reader import read_trial
 from answerlens.trials.runner import run_trial

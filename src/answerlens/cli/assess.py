@@ -117,11 +117,12 @@ def _print_with_second_opinion(args: argparse.Namespace, assessment: Answerabili
     """
     import asyncio
 
-    from answerlens.claims import ClaimVerificationConfig, ClaimVerifier
+    from answerlens.claims.models import ClaimVerificationConfig
     from answerlens.claims.onnx_scorer import OnnxNliScorer
+    from answerlens.claims.verifier import ClaimVerifier
+    from answerlens.explanation import report_lines
     from answerlens.second_opinion.document import output_document
     from answerlens.second_opinion.opinion import second_opinion_for
-    from answerlens.second_opinion.report import report_lines
 
     settings = ClaimVerificationConfig()
     scorer = OnnxNliScorer(args.nli_model_dir, model=settings.model, revision=settings.revision,

@@ -25,9 +25,11 @@ def add_commands(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from answerlens.claims import ClaimVerificationConfig, ClaimVerificationError, ClaimVerifier, bundle_evidence
+    from answerlens.claims.models import ClaimVerificationConfig
     from answerlens.claims.onnx_scorer import OnnxNliScorer
     from answerlens.claims.report import report_lines
+    from answerlens.claims.verifier import ClaimVerifier, bundle_evidence
+    from answerlens.errors import ClaimVerificationError
 
     bundle = load_source(args.bundle)
     config = ClaimVerificationConfig()

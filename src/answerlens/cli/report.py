@@ -18,7 +18,8 @@ HTML_STARTS = (b"<!doctype html", b"<html")
 
 
 def add_commands(commands: Any) -> None:
-    report = commands.add_parser("report", help="write a self-contained HTML report of an assessment or a trial")
+    report = commands.add_parser("report",
+                                 help="write a self-contained HTML report of an assessment, a trial or a sweep")
     report.add_argument("input", type=Path, help="an assessment JSON (as `assess --json` prints it, a second "
                         "opinion included), or a trial result.json / run directory / upstream result")
     report.add_argument("--bundle", help="the bundle or sample file the assessment was made over (assessments)")
@@ -31,9 +32,15 @@ def add_commands(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from answerlens.json_reader import read_json
-    from answerlens.trials.found import holds_trial_log
+    from answerlens.trials.reader import holds_trial_log
 
     path: Path = args.input
+    from answerlens.sweeps.found import is_sweep
+
+    if is_sweep(path):
+        if args.bundle or args.question or args.answer:
+            raise UsageError("--bundle, --question and --answer apply to an assessment, not to a sweep")
+        return _write_checked(_sweep(path), args.output, "sweep report", None)
     data = None if path.is_dir() else read_json(path)
     if data is None or holds_trial_log(data):
         if args.bundle or args.question or args.answer:
@@ -45,15 +52,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _trial(path: Path) -> str:
-    from answerlens.report import trial_report
+    from answerlens.report.document import trial_report
     from answerlens.trials.reader import read_trial
 
     return trial_report(read_trial(path), source=path.name)
 
 
+def _sweep(path: Path) -> str:
+    from answerlens.report.document import sweep_report
+    from answerlens.sweeps.reader import folder_of, read_recorded
+
+    return sweep_report(read_recorded(path), source=folder_of(path).name)
+
+
 def _assessment(path: Path, data: Any, args: argparse.Namespace) -> tuple[str, str, MemoryBundle]:
     from answerlens.loading import load_bundle
-    from answerlens.report import assessment_report
+    from answerlens.report.document import assessment_report
 
     if not isinstance(data, dict) or "verdict" not in data:
         raise UsageError(f"{path}: not an assessment (expected the JSON `answerlens assess --json` prints) "
@@ -98,7 +112,7 @@ def _sample_answer(data: dict[str, Any], sample: Sample | None) -> str | None:
 
 def _write_checked(html: str, output: Path, label: str, bundle: MemoryBundle | None) -> int:
     """Write the report only when it verifies as written (its data, and its page re-rendered)."""
-    from answerlens.report import verify_report
+    from answerlens.report.integrity import verify_report
 
     check = verify_report(html, bundle=bundle)
     if not check.ok:
@@ -125,7 +139,7 @@ def is_html(path: Path) -> bool:
 def verify_file(path: Path, bundle_path: str | None) -> int:
     """``answerlens verify REPORT.html``: exit 0 when the report is intact, 1 with every problem otherwise."""
     from answerlens.cli.common import load_source
-    from answerlens.report import verify_report
+    from answerlens.report.integrity import verify_report
 
     bundle = load_source(bundle_path) if bundle_path else None
     check = verify_report(read_text(path), bundle=bundle)

@@ -72,6 +72,7 @@ def add_commands(commands: Any) -> None:
 def run_trial(args: argparse.Namespace) -> int:
     import asyncio
 
+    from answerlens.errors import AnswerabilityError
     from answerlens.trials import limits
     from answerlens.trials.dataset import load_dataset
     from answerlens.trials.gates import load_gates
@@ -96,6 +97,10 @@ def run_trial(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return fail(130, f"interrupted; finished samples are saved in {args.out} — rerun the same command to resume")
+    except AnswerabilityError as exc:
+        if exc.kind != "preflight":
+            raise
+        return fail(EXIT_PROVIDER, f"{exc}, or skip this check with --no-preflight")
     print(file=sys.stderr)
     return _finished(args, outcome)
 
@@ -120,8 +125,9 @@ def _shard(text: str | None) -> Any:
 def _second_opinion(args: argparse.Namespace) -> SecondOpinionSetting | None:
     if not (args.second_opinion or args.evidence_policy == "strict"):
         return None
-    from answerlens.claims import ClaimVerificationConfig, ClaimVerifier
+    from answerlens.claims.models import ClaimVerificationConfig
     from answerlens.claims.onnx_scorer import OnnxNliScorer
+    from answerlens.claims.verifier import ClaimVerifier
     from answerlens.trials.runner import SecondOpinionSetting
 
     settings = ClaimVerificationConfig()

@@ -13,7 +13,7 @@ from answerlens.cli.report import is_html, verify_file
 from answerlens.errors import AnswerlensError
 
 if TYPE_CHECKING:
-    from answerlens.trials.found import FoundAssessment
+    from answerlens.trials.reader import FoundAssessment
     from answerlens.trials.result import TrialResult
 
 SECOND_OPINION_KEY = "second_opinion"
@@ -39,6 +39,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--dataset applies to a trial result or run folder; a trial report holds no contexts "
                              "(verify the run folder with --dataset)")
         return verify_file(path, args.bundle)
+    from answerlens.sweeps.found import is_sweep
+
+    if is_sweep(path):
+        return _verify_sweep(path, args)
     from answerlens.errors import DatasetError
 
     try:
@@ -88,8 +92,7 @@ def run(args: argparse.Namespace) -> int:
 def _holds_trial_log(path: Path) -> bool:
     """Whether ``path`` is recognisably a trial result, saved sample or run folder (whatever its fields hold)."""
     from answerlens.json_reader import read_json
-    from answerlens.trials.found import holds_trial_log
-    from answerlens.trials.reader import trial_source
+    from answerlens.trials.reader import holds_trial_log, trial_source
 
     source = trial_source(path)
     if source.is_dir():
@@ -103,7 +106,7 @@ def _holds_trial_log(path: Path) -> bool:
 def _found(path: Path) -> tuple[list[FoundAssessment], TrialResult | None]:
     """The assessments a file or folder holds, and the trial result they belong to (None: not a trial's)."""
     from answerlens.json_reader import read_json
-    from answerlens.trials.found import holds_trial_log, plain_assessments
+    from answerlens.trials.reader import holds_trial_log, plain_assessments
 
     data = None if path.is_dir() else read_json(path)
     if data is not None and not holds_trial_log(data):
@@ -152,6 +155,23 @@ def _trial_checks(path: Path, result: TrialResult | None,
     if problems and problems[0].startswith("dataset:"):
         return {}, problems
     return {item.case.id: item.bundle for item in dataset.cases}, problems
+
+
+def _verify_sweep(path: Path, args: argparse.Namespace) -> int:
+    """A sweep folder (or its result.json): every sample re-derived over its cell's context, the summary
+    recomputed; the bundle is the sweep's own (``bundle.json``)."""
+    from answerlens.sweeps.reader import verify_sweep
+
+    if args.bundle:
+        raise UsageError("a sweep carries its bundle (bundle.json): --bundle does not apply")
+    count, problems = verify_sweep(path)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{path}: {len(problems)} problem(s) in a sweep of {count} sample(s)")
+        return EXIT_PROBLEMS
+    print(f"{path}: ok (sweep: {count} sample{'s' if count != 1 else ''} re-derived, summary recomputed)")
+    return EXIT_OK
 
 
 def verification_problems(assessment: Any, bundle: Any) -> tuple[str, ...]:

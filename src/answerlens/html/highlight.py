@@ -7,12 +7,15 @@ is cheap to redraw on every rerun.
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from answerlens.citations import CitationDecision, Decision, DiscardReason
+from answerlens.verdict import AnswerabilityStatus
 
 
 @dataclass(frozen=True)
@@ -26,10 +29,21 @@ class Mark:
     reason: DiscardReason | None = None
     flags: tuple[str, ...] = ()
     """Second-opinion flag codes on this accepted citation (empty: not flagged, or no second opinion)."""
+    counted: bool = True
+    """False for a valid token of a requirement that ended unsupported: it supports nothing, so it is drawn
+    outlined in its requirement's colour, never filled like an accepted citation (``look`` "uncounted")."""
 
     @property
     def accepted(self) -> bool:
-        return self.decision == Decision.ACCEPTED
+        """Accepted and counted: the only mark drawn filled, and the only one that tints its line."""
+        return self.decision == Decision.ACCEPTED and self.counted
+
+    @property
+    def look(self) -> str:
+        """How it is drawn (``data-citation``): accepted, uncounted or discarded."""
+        if self.decision == Decision.DISCARDED:
+            return "discarded"
+        return "accepted" if self.counted else "uncounted"
 
     @property
     def flagged(self) -> bool:
@@ -73,13 +87,16 @@ def highlight(
     *,
     only: int | None = None,
     flagged: Mapping[int, Mapping[str, Sequence[str]]] | None = None,
+    uncounted: Collection[int] = (),
 ) -> Highlight:
     """Tints and marks for ``context`` given each requirement's citation decisions.
 
     ``citations[i]`` are requirement ``i``'s decisions; ``only`` narrows everything to one requirement.
     ``flagged[i]`` maps requirement ``i``'s flagged refs to their flag codes (the second opinion's
-    ``flags_by_ref``); those accepted marks carry the codes. A span outside the context is treated as not located
-    (its token becomes unplaced).
+    ``flags_by_ref``); those accepted marks carry the codes. ``uncounted`` names the requirements whose valid
+    tokens support nothing (see ``uncounted()``). A span outside the context is treated as not located (its token
+    becomes unplaced). A printed label gets one mark per requirement: the decision of the first token that reached
+    it (the same token cited again is skipped and adds no mark).
     """
     size = len(context)
     by_span: dict[tuple[int, int], list[Mark]] = defaultdict(list)
@@ -89,15 +106,17 @@ def highlight(
         if only is not None and index != only:
             continue
         flags = (flagged or {}).get(index, {})
+        counted = index not in uncounted
         for decision in decisions:
             codes = tuple(flags.get(decision.normalized, ())) if decision.decision == Decision.ACCEPTED else ()
-            mark = Mark(index, decision.normalized, decision.decision, decision.reason, codes)
+            mark = Mark(index, decision.normalized, decision.decision, decision.reason, codes, counted)
             span = decision.span
             if span is None or not 0 <= span.start < span.end <= size:
                 unplaced.setdefault(index, []).append(mark)
                 continue
-            if mark not in by_span[(span.start, span.end)]:
-                by_span[(span.start, span.end)].append(mark)
+            placed = by_span[(span.start, span.end)]
+            if not any(other.requirement == index for other in placed):
+                placed.append(mark)
             if mark.accepted and decision.line is not None:
                 tints[decision.line.start].add(index)
     spans = sorted(by_span)
@@ -115,14 +134,16 @@ def highlight(
         while stop < len(spans) and spans[stop][0] < end:
             stop += 1
         here = [(max(s, start), min(e, end), by_span[(s, e)]) for s, e in spans[cursor:stop] if e > start]
-        lines.append(
-            Line(number, start, end, tuple(sorted(tints.get(start, ()))), _segments(start, end, here))
-        )
+        lines.append(Line(number, start, end, tuple(sorted(tints.get(start, ()))), _segments(start, end, here)))
         if end >= size:
             break
         start = end + 1
         number += 1
     return Highlight(tuple(lines), {index: tuple(marks) for index, marks in unplaced.items()})
+
+
+_DEPTH = {"discarded": 0, "uncounted": 1, "accepted": 2}
+"""Outermost first: a filled accepted mark goes innermost so its colour shows inside any outline."""
 
 
 def _segments(start: int, end: int, spans: list[tuple[int, int, list[Mark]]]) -> tuple[Segment, ...]:
@@ -137,34 +158,71 @@ def _segments(start: int, end: int, spans: list[tuple[int, int, list[Mark]]]) ->
     segments: list[Segment] = []
     for left, right in zip(cuts, cuts[1:], strict=False):
         covering = [mark for s, e, marks in spans if s <= left and right <= e for mark in marks]
-        covering.sort(key=lambda mark: (mark.accepted, mark.requirement))
+        covering.sort(key=lambda mark: (_DEPTH[mark.look], mark.requirement))
         segments.append(Segment(left, right, tuple(covering)))
     return tuple(segments)
 
 
-def requirement_rows(requirements: Sequence[Any]) -> list[dict[str, Any]]:
-    """Rows for the requirements table: each cited token as a ``(mark, located)`` pair, split by decision.
+def uncounted(requirements: Sequence[Any]) -> frozenset[int]:
+    """Requirements whose valid tokens support nothing: those that ended unsupported (downgraded for want of
+    enough valid citations, or unsupported as the model said while citing something)."""
+    return frozenset(index for index, requirement in enumerate(requirements)
+                     if requirement.status == AnswerabilityStatus.UNSUPPORTED)
+
+
+@dataclass(frozen=True)
+class CitedToken:
+    """One cited token as the requirements table shows it (a chip): its mark and where its label is printed."""
+
+    mark: Mark
+    located: bool
+    """Whether the token's label is printed in the context."""
+    line: int | None = None
+    """The 1-based context line holding that label, when the context is known: the chip links to it."""
+
+
+@dataclass(frozen=True)
+class RequirementRow:
+    """One row of the requirements table: built once from a requirement, never changed by a view."""
+
+    index: int
+    """0-based, as in the data; shown from 1."""
+    requirement: str
+    claimed: str | None
+    status: str
+    explanation: str
+    accepted: tuple[CitedToken, ...]
+    """Valid tokens (drawn accepted, or uncounted when the requirement ended unsupported), in the reply's order."""
+    discarded: tuple[CitedToken, ...]
+    badge: str | None = None
+    """The second opinion's badge for this requirement (trusted HTML), when there is one."""
+
+
+def requirement_rows(requirements: Sequence[Any], context: str = "",
+                     badges: Sequence[str] | None = None) -> list[RequirementRow]:
+    """Rows for the requirements table: each cited token with its mark and context line, split by decision;
+    ``badges`` (one per requirement) are the second opinion's.
 
     Works on answerlens requirements; PRME's (no per-citation decisions) show their accepted refs only.
     """
     rows = []
+    unused = uncounted(requirements)
+    starts = [0, *(match.end() for match in re.finditer("\n", context))] if context else []
     for index, requirement in enumerate(requirements):
-        accepted: list[tuple[Mark, bool]] = []
-        discarded: list[tuple[Mark, bool]] = []
+        accepted: list[CitedToken] = []
+        discarded: list[CitedToken] = []
         for decision in requirement.citations:
-            mark = Mark(index, decision.normalized, decision.decision, decision.reason)
-            (accepted if mark.accepted else discarded).append((mark, decision.span is not None))
+            mark = Mark(index, decision.normalized, decision.decision, decision.reason, counted=index not in unused)
+            span = decision.span
+            line = bisect_right(starts, span.start) if span is not None and starts else None
+            token = CitedToken(mark, located=span is not None, line=line)
+            (accepted if mark.decision == Decision.ACCEPTED else discarded).append(token)
         if not requirement.citations:
-            accepted = [(Mark(index, ref, Decision.ACCEPTED), False) for ref in requirement.evidence_refs]
-        rows.append(
-            {
-                "index": index,
-                "requirement": requirement.requirement,
-                "claimed": requirement.claimed_status.value if requirement.claimed_status else None,
-                "status": requirement.status.value,
-                "explanation": requirement.explanation,
-                "accepted": accepted,
-                "discarded": discarded,
-            }
-        )
+            accepted = [CitedToken(Mark(index, ref, Decision.ACCEPTED, counted=index not in unused), located=False)
+                        for ref in requirement.evidence_refs]
+        rows.append(RequirementRow(
+            index=index, requirement=requirement.requirement,
+            claimed=requirement.claimed_status.value if requirement.claimed_status else None,
+            status=requirement.status.value, explanation=requirement.explanation, accepted=tuple(accepted),
+            discarded=tuple(discarded), badge=badges[index] if badges is not None else None))
     return rows

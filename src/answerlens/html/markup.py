@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from answerlens.audit import HASH_COVERAGE
@@ -77,14 +79,18 @@ def context_html(context: str, highlight: Highlight, *, cited_only: bool = False
         if hidden:
             out.append(_gap(hidden))
             hidden = 0
-        attrs = f' data-line="{line.number}"'
+        attrs = f' data-line="{line.number}" id="{line_anchor(line.number)}"'
         if line.requirements:
             first = line.requirements[0]
             attrs += (
                 f' data-requirements="{" ".join(map(str, line.requirements))}"'
                 f' style="background-color:{tint(first)};box-shadow:inset 4px 0 0 var(--al-e{_slot(first)})"'
             )
-        dots = "".join(requirement_dot(r) for r in line.requirements)
+        dots = "".join(
+            f'<a class="al-jump" href="#{requirement_anchor(r)}" data-jump-requirement="{r}"><span class="al-dot" '
+            f'style="background-color:{colour(r)}" title="requirement {r + 1}: go to its row">{r + 1}</span></a>'
+            for r in line.requirements
+        )
         text = "".join(_segment(context[s.start : s.end], s.marks) for s in line.segments)
         out.append(f'<div class="al-line"{attrs}><span class="al-gut">{dots}{line.number}</span>'
                    f'<span class="al-tx">{text}</span></div>')
@@ -121,7 +127,7 @@ def _segment(text: str, marks: Sequence[Mark]) -> str:
 
 def _mark_open(mark: Mark, *, data: bool = True) -> str:
     """``data``: the attributes that name the page's citation (a legend's sample has none)."""
-    common = (f' data-citation="{mark.decision.value}" data-requirement="{mark.requirement}" '
+    common = (f' data-citation="{mark.look}" data-requirement="{mark.requirement}" '
               f'data-ref="{esc(mark.ref)}"') if data else ""
     who = f"requirement {mark.requirement + 1}"
     if mark.accepted:
@@ -132,24 +138,30 @@ def _mark_open(mark: Mark, *, data: bool = True) -> str:
                     f'{esc(", ".join(mark.flags))}" style="background-color:{colour(mark.requirement)}">')
         return (f'<mark class="al-cite"{common} title="{who}: accepted" '
                 f'style="background-color:{colour(mark.requirement)}">')
+    if mark.look == "uncounted":
+        return (f'<mark class="al-cite al-uncounted"{common} title="{who}: {UNCOUNTED}" '
+                f'style="{uncounted_style(mark.requirement)}">')
     reason = mark.reason.value if mark.reason else "discarded"
     return (f'<mark class="al-cite al-discarded"{common} data-reason="{reason}" '
             f'title="{who}: discarded ({reason})">')
 
 
-def chip(mark: Mark, *, located: bool) -> str:
-    """A cited token as a chip: accepted in its requirement's colour, discarded dashed (struck through if absent)."""
-    common = (f'data-citation="{mark.decision.value}" data-requirement="{mark.requirement}" '
-              f'data-ref="{esc(mark.ref)}" data-located="{str(located).lower()}"')
-    label = esc(mark.ref) if mark.ref else "<em>empty</em>"
-    if mark.accepted:
-        return f'<span class="al-chip" {common} style="background-color:{colour(mark.requirement)}">{label}</span>'
-    reason = mark.reason.value if mark.reason else "discarded"
-    gone = "" if located else " al-gone"
-    where = "" if located else ", not in the context"
-    return (f'<span class="al-chip al-discarded{gone}" {common} data-reason="{reason}" '
-            f'title="discarded: {reason}{where}">{label}</span>'
-            f'<span class="al-muted al-nowrap" style="font-size:0.7rem">{reason}</span>')
+UNCOUNTED = "a valid reference, but the requirement ended unsupported, so it did not count"
+"""The look of a valid token whose requirement ended unsupported: outlined in its colour, never filled."""
+
+
+def uncounted_style(requirement: int) -> str:
+    return f"outline:2px solid var(--al-e{_slot(requirement)});outline-offset:-1px"
+
+
+def line_anchor(number: int) -> str:
+    """The id of context line ``number`` (1-based): a chip links to it."""
+    return f"al-line-{number}"
+
+
+def requirement_anchor(index: int) -> str:
+    """The id of requirement ``index``'s row (0-based): a line's requirement number in the gutter links back to it."""
+    return f"al-req-{index}"
 
 
 # --- verdict, why, requirements -----------------------------------------------------------------------
@@ -189,41 +201,6 @@ def status_badge(status: str) -> str:
     solid = STATUS_SOLID.get(status, palette.SOLID["insufficient"])
     return (f'<span class="al-status al-nowrap" data-status="{esc(status)}" style="background-color:{solid}">'
             f"{esc(status)}</span>")
-
-
-def requirements_html(rows: Iterable[Mapping[str, Any]]) -> str:
-    """Requirements table: number (from 1), requirement with its explanation under it, claimed → final status
-    (with the second opinion's ``badge`` under it when rows carry one, trusted HTML), and the accepted and discarded
-    citations.
-
-    Each row needs ``index``, ``requirement``, ``claimed``, ``status``, ``explanation``, and ``accepted`` and
-    ``discarded`` as ``(mark, located)`` pairs (see ``highlight.requirement_rows``).
-    """
-    body = []
-    opinion = False
-    for row in rows:
-        index = row["index"]
-        status = row["status"]
-        claimed = row["claimed"]
-        change = ""
-        if claimed and claimed != status:
-            change = f'<span class="al-muted al-nowrap" data-claimed="{esc(claimed)}">{esc(claimed)} →</span><br>'
-        chips = [chip(mark, located=located) for mark, located in [*row["accepted"], *row["discarded"]]]
-        badge = row.get("badge")
-        opinion = opinion or badge is not None
-        second = f'<div class="al-second">{badge}</div>' if badge is not None else ""
-        body.append(
-            f'<tr data-requirement-row="{index}">'
-            f"<td>{requirement_dot(index)}</td>"
-            f'<td class="al-text">{esc(row["requirement"])}<div class="al-explain">{esc(row["explanation"])}</div></td>'
-            f'<td>{change}{status_badge(status)}{second}</td>'
-            f'<td>{"".join(chips) or "—"}</td></tr>'
-        )
-    status_head = "status · second opinion" if opinion else "claimed → final"
-    head = ('<tr><th style="width:2em">#</th><th style="width:50%">requirement and explanation</th>'
-            f"<th>{status_head}</th><th>citations</th></tr>")
-    return (f'<div class="al-scroll"><table class="al-table al-reqs"><thead>{head}</thead>'
-            f'<tbody>{"".join(body)}</tbody></table></div>')
 
 
 # --- audit --------------------------------------------------------------------------------------------
@@ -270,13 +247,38 @@ def facts_html(facts: Sequence[tuple[str, Any]]) -> str:
 
 # --- notices ------------------------------------------------------------------------------------------
 
-_NOTICE = {"error": "conflicting", "warning": "partial", "info": "info", "ok": "answerable"}
+class NoticeKind(str, Enum):
+    """How serious a notice is; it picks the notice's colours (``data-notice`` carries the value)."""
+
+    OK = "ok"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
 
 
-def notice_html(kind: str, title: str, detail: str | None = None, remedy: str | None = None,
+_NOTICE = {NoticeKind.ERROR: "conflicting", NoticeKind.WARNING: "partial", NoticeKind.INFO: "info",
+           NoticeKind.OK: "answerable"}
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One message for an alert box: what happened, the detail, and what to do. The one notice type of the pages
+    (a trial's state, an endpoint's preflight …); ``html()`` draws it."""
+
+    kind: NoticeKind
+    title: str
+    detail: str | None = None
+    remedy: str | None = None
+
+    def html(self) -> str:
+        return notice_html(self.kind, self.title, self.detail, self.remedy)
+
+
+def notice_html(kind: NoticeKind | str, title: str, detail: str | None = None, remedy: str | None = None,
                 code: str | None = None) -> str:
     """An alert box for messages that carry file, record or server text (st.error would render Markdown); the
     `commands` of the detail and the remedy show as code, never as literal backticks."""
+    kind = NoticeKind(kind)
     tone = _NOTICE[kind]
     parts = [f"<strong>{esc(title)}</strong>"]
     if detail:
@@ -285,7 +287,7 @@ def notice_html(kind: str, title: str, detail: str | None = None, remedy: str | 
         parts.append(f'<div class="al-remedy"><strong>What to do:</strong> {remedy_html(remedy)}</div>')
     if code:
         parts.append(f"<pre><code>{esc(code)}</code></pre>")
-    return (f'<div class="al-notice" data-notice="{kind}" role="alert" '
+    return (f'<div class="al-notice" data-notice="{kind.value}" role="alert" '
             f'style="border-left-color:var(--al-edge-{tone});background-color:var(--al-soft-{tone})">'
             f'{"".join(parts)}</div>')
 

@@ -12,7 +12,7 @@ from answerlens.html import palette
 from answerlens.html.escape import esc
 from answerlens.html.highlight import Mark
 from answerlens.html.markup import colour, legend_mark, plural, remedy_html, requirement_dot
-from answerlens.second_opinion import Badge, badge, flags_by_ref, verifier_agrees
+from answerlens.second_opinion.badges import Badge, badge, flags_by_ref, verifier_agrees
 from answerlens.second_opinion.models import FlagCode, RequirementOpinion, SecondOpinion, VerifierNote, VerifierState
 
 BADGES = {
@@ -131,6 +131,8 @@ def legend_html(*, second_opinion: bool) -> str:
          "accepted citation, filled in its requirement's colour (number in the gutter)"),
         (legend_mark(Mark(0, "m9", Decision.DISCARDED, DiscardReason.UNKNOWN_REFERENCE), "m9"),
          "discarded citation: dashed outline, no fill"),
+        (legend_mark(Mark(2, "m5", Decision.ACCEPTED, counted=False), "m5"),
+         "valid, but its requirement ended unsupported, so it did not count: solid outline, no fill"),
         (requirement_dot(0), "requirement number; the line is tinted when it holds an accepted citation"),
         ('<span class="al-ctl">U+202E</span>', "an invisible or reordering character, shown as its code"),
     ]

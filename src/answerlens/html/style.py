@@ -19,6 +19,7 @@ STYLESHEET = ":root{" + palette.css_variables() + """}
 .al-tx{flex:1;white-space:pre-wrap;overflow-wrap:anywhere;padding-right:8px}
 .al-cite{color:var(--al-text);border-radius:3px;padding:0 1px}
 .al-cite.al-discarded{background:transparent;outline:1.5px dashed var(--al-discarded);outline-offset:1px}
+.al-cite.al-uncounted{background:transparent}
 .al-cite.al-flagged{outline:2px solid var(--al-flagged);outline-offset:1px;
   text-decoration-line:underline;text-decoration-style:wavy;text-decoration-color:var(--al-flagged);
   text-decoration-thickness:2px;text-underline-offset:2px;text-decoration-skip-ink:none}
@@ -43,6 +44,7 @@ STYLESHEET = ":root{" + palette.css_variables() + """}
 .al-table{border-collapse:collapse;width:100%;font-size:0.82rem;color:var(--al-text)}
 .al-table td.al-text{overflow-wrap:anywhere}
 .al-nowrap{white-space:nowrap}
+a.al-jump{text-decoration:none;color:inherit;cursor:pointer}
 .al-table th{text-align:left;border-bottom:2px solid var(--al-rule);padding:4px 6px}
 .al-scroll{overflow-x:auto;max-width:100%}
 .al-table td{border-bottom:1px solid var(--al-rule);padding:4px 6px;vertical-align:top}
@@ -65,6 +67,19 @@ STYLESHEET = ":root{" + palette.css_variables() + """}
 .al-stale{opacity:0.55;filter:grayscale(1)}
 td.al-ok::before{content:"\\2713  "}
 td.al-no::before{content:"\\2717  "}
+.al-sweep{overflow-x:auto}
+.al-sweep table{border-collapse:separate;border-spacing:4px;font-size:0.84rem;color:var(--al-text)}
+.al-sweep th{text-align:left;font-weight:600;padding:2px 6px;white-space:nowrap}
+.al-sweep tbody th{white-space:normal;min-width:84px}
+.al-sweep td{min-width:128px;padding:6px 8px;border-radius:6px;vertical-align:top;border:1px solid var(--al-rule)}
+.al-sweep td.al-na{border-style:dashed;color:var(--al-muted)}
+.al-sweep td a{color:inherit;text-decoration:none;display:block}
+.al-sweep .al-act{font-weight:700}
+.al-sweep .al-sub{font-size:0.76rem;color:var(--al-muted)}
+.al-sweep .al-unstable{font-weight:700;color:var(--al-text)}
+.al-legend{display:flex;flex-wrap:wrap;gap:6px 14px;font-size:0.8rem;margin:6px 0;color:var(--al-text)}
+.al-legend span{display:inline-flex;align-items:center;gap:5px}
+.al-legend i{display:inline-block;width:14px;height:14px;border-radius:3px;border:1px solid var(--al-rule)}
 """
 
 

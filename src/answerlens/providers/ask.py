@@ -14,7 +14,7 @@ import httpx
 from answerlens.config import AnswerabilityConfig
 from answerlens.prompts import RawAssessment, ReplyBound, ReplyError, parse_reply
 from answerlens.providers.engine import CallProgress, ChatReply, Engine, ProgressCallback, Stage
-from answerlens.providers.http import Failures
+from answerlens.providers.failures import Failures
 from answerlens.providers.kinds import Wire, provider_kind
 from answerlens.providers.llamacpp import LlamaCppEngine
 from answerlens.providers.ollama import OllamaEngine

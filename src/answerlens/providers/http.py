@@ -1,11 +1,9 @@
-"""The one HTTP seam for model calls and preflight: sending, bounded reading, status and body checks, and every
-failure mapped.
+"""The one HTTP seam for model calls and preflight: one httpx client per server, sending, bounded reading and
+body checks; every failure is raised as ``providers.failures`` maps it.
 
-Every foreign failure becomes an ``AnswerabilityError`` here (``Failures``), with a message that names the server
-and model and says what to do. Only a 2xx answer is a reply; redirects are never followed (a model call is not
-re-sent to wherever a proxy points). Bodies are streamed and reading stops past ``max_reply_bytes`` of decoded
-content, so a huge or inflating body costs a bounded amount of memory. The API key is sent only as a header and
-redacted, in its escaped forms too, from anything a server sends.
+Only a 2xx answer is a reply; redirects are never followed (a model call is not re-sent to wherever a proxy
+points). Bodies are streamed and decoded in bounded steps, and reading stops past ``max_reply_bytes`` of decoded
+content, so a huge or inflating body costs a bounded amount of memory. The API key is sent only as a header.
 """
 
 from __future__ import annotations
@@ -14,172 +12,18 @@ import asyncio
 import contextlib
 import functools
 import ipaddress
-import json
 import ssl
-import urllib.request
-import weakref
+import zlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, quote_plus
 
 import httpx
 
 from answerlens.config import AnswerabilityConfig
-from answerlens.errors import AnswerabilityError
-from answerlens.providers.kinds import KINDS
-from answerlens.providers.transport import DirectResponse, PlainHttpTransport
+from answerlens.providers.failures import Failures, HttpReply
 
-EXCERPT_CHARS = 500
 ERROR_BODY_BYTES = 64 * 1024
 """How much of a refusal's body is read for its message."""
-
-
-@dataclass(frozen=True)
-class HttpReply:
-    """A server's answer, read whole but bounded: status, headers and the decoded body text."""
-
-    status_code: int
-    headers: httpx.Headers
-    text: str
-
-    @property
-    def ok(self) -> bool:
-        return 200 <= self.status_code < 300
-
-    def json(self) -> Any:
-        return json.loads(self.text)
-
-
-@dataclass
-class Failures:
-    """Where foreign failures become ``AnswerabilityError``.
-
-    Text that came from elsewhere (a response body, a transport error, the model's reply) is redacted before it
-    is cut or quoted; our own wording is not, so a placeholder key such as ``ollama`` cannot mangle a remedy like
-    ``ollama serve``.
-    """
-
-    engine: str
-    base_url: str | None
-    model: str
-    secret: str | None = field(default=None, repr=False)
-    operation: str | None = "Answerability assessment"
-    """What failed, as upstream words it; every message starts ``{operation} failed for provider 'openai': ``
-    (PRME's exact sentence) before our detail. None (preflight) leaves the detail alone."""
-
-    def error(self, kind: str, message: str, remedy: str, raw: str | None = None) -> AnswerabilityError:
-        if self.operation is not None:
-            message = f"{self.operation} failed for provider {self.engine!r}: {message}"
-        return AnswerabilityError(
-            message,
-            kind=kind,
-            remedy=remedy,
-            base_url=self.base_url,
-            model=self.model,
-            raw_excerpt=self.redact(raw)[:EXCERPT_CHARS] if raw is not None else None,
-        )
-
-    def redact(self, text: str) -> str:
-        """The text with the key, and the key as ``repr``, JSON and URLs escape it, replaced by ``***``."""
-        if not self.secret:
-            return text
-        for form in secret_forms(self.secret):
-            text = text.replace(form, "***")
-        return text
-
-    @property
-    def server(self) -> str:
-        """The server as prose: ``Ollama at http://…/v1``."""
-        kind = KINDS.get(self.engine)
-        return f"{kind.server if kind else self.engine} at {self.base_url}"
-
-    @property
-    def where(self) -> str:
-        return f"{self.server} (model {self.model!r})"
-
-    def transport(self, exc: httpx.TransportError) -> AnswerabilityError:
-        detail = self.redact(str(exc) or type(exc).__name__)
-        if isinstance(exc, httpx.ConnectTimeout):
-            return self.error("connect_timeout", f"connecting to {self.where} timed out",
-                              "check the base URL and that the server is up")
-        if isinstance(exc, httpx.TimeoutException):
-            return self.error("read_timeout", f"{self.where} did not answer in time ({type(exc).__name__})",
-                              "raise the timeout, use a smaller model, or shorten the context")
-        if isinstance(exc, httpx.ConnectError):
-            if self.engine == "ollama":
-                # Not "use the recorded response": a trial cannot, and the Inspect page offers it by a button.
-                remedy = "start it with `ollama serve`, or correct the base URL"
-            else:
-                remedy = "start the server (or `answerlens serve-model`), or correct the base URL"
-            return self.error("connection_refused", f"{self.where} is not reachable ({detail})", remedy)
-        return self.error("transport",
-                          f"the connection to {self.where} failed ({type(exc).__name__}: {detail})",
-                          "check that the server is healthy and retry")
-
-    def unsendable(self, exc: Exception) -> AnswerabilityError:
-        return self.error("transport", f"the request to {self.where} could not be sent "
-                          f"({type(exc).__name__}: {self.redact(str(exc))})",
-                          "check the base URL (scheme, host and port) and the API key")
-
-    def status(self, response: HttpReply) -> AnswerabilityError:
-        code = response.status_code
-        body = self.redact(error_text(response))
-        lowered = body.lower()
-        if 300 <= code < 400:
-            target = self.redact(response.headers.get("Location", "") or "nowhere stated")
-            return self.error("redirect", f"{self.where} answered HTTP {code}, a redirect to {target}; answerlens "
-                              "does not follow redirects for model calls",
-                              "set the base URL to the final address (check the scheme: http vs https)", body)
-        if code < 200:
-            return self.error("http_error", f"{self.where} answered HTTP {code}, which is not a reply",
-                              "check that the base URL points at the model server's API", body)
-        if code == 404 and self.engine == "ollama" and _is_missing_model(lowered):
-            return self.error("model_not_found", f"model {self.model!r} is not on Ollama at {self.base_url}",
-                              f"pull it with `ollama pull {self.model}` or pick another model", body)
-        if code == 404:
-            return self.error("not_found", f"{self.where} answered HTTP 404: {body[:200]}",
-                              "check the base URL (it should end in /v1) and the model name", body)
-        if code == 400 and ("exceeds the available context size" in lowered or "context length" in lowered):
-            return self.error("context_too_long", f"{self.where} cannot take this context: {body[:200]}",
-                              "raise the server's context window (`answerlens serve-model --ctx N`, or num_ctx), "
-                              "or pack a smaller bundle", body)
-        if code == 400 and "does not support thinking" in lowered:
-            return self.error("thinking_unsupported", f"{self.where} does not support thinking ({body[:200]})",
-                              "turn thinking off (think=false, no reasoning_effort)", body)
-        if code in (401, 403):
-            return self.error("unauthorized", f"{self.where} refused the request (HTTP {code}: {body[:200]})",
-                              "check the API key (set it in the environment variable you pass)", body)
-        if code == 429:
-            retry_after = response.headers.get("Retry-After", "").strip()
-            wait = f"wait {retry_after} s" if retry_after.isdigit() else "wait"
-            return self.error("rate_limited", f"{self.where} is rate limiting (HTTP 429: {body[:200]})",
-                              f"{wait} and retry, or lower the concurrency", body)
-        if code >= 500:
-            return self.error("server_error", f"{self.where} failed with HTTP {code}: {body[:200]}",
-                              "check the server's log; retry once it is healthy", body)
-        return self.error("http_error", f"{self.where} rejected the request with HTTP {code}: {body[:200]}",
-                          "check the model name and the server's supported options", body)
-
-    def too_large(self, limit: int) -> AnswerabilityError:
-        return self.error("reply_too_large", f"{self.where} sent a body larger than {limit / 1048576:g} MB; "
-                          "reading stopped there", "check the server, or raise max_reply_bytes if the reply is "
-                          "genuinely that large")
-
-    def body(self, response: HttpReply, problem: str) -> AnswerabilityError:
-        return self.error("bad_body",
-                          f"{self.where} returned {self.redact(problem)} (HTTP {response.status_code})",
-                          "check that the base URL points at the API (…/v1) of the right kind of server",
-                          response.text)
-
-    def truncated(self, reason: str, text: str) -> AnswerabilityError:
-        return self.error("truncated", f"the output of {self.where} was truncated ({reason})",
-                          "raise num_ctx/max_tokens, or shorten the context", text)
-
-    def timeout(self, seconds: float, attempts: int) -> AnswerabilityError:
-        return self.error("timeout", f"{self.where} did not finish within {seconds:g} s (the whole call, "
-                          f"retries included; {attempts} request(s) started)",
-                          "raise the timeout, or use a faster model")
 
 
 class HttpEngine:
@@ -194,53 +38,14 @@ class HttpEngine:
         self.base_url = config.effective_base_url
 
 
-def failures_for(config: AnswerabilityConfig, *, operation: str | None = "Answerability assessment") -> Failures:
-    return Failures(
-        engine=config.provider,
-        base_url=config.effective_base_url,
-        model=config.model,
-        secret=config.api_key.get_secret_value() if config.api_key is not None else None,
-        operation=operation,
-    )
-
-
-def _is_missing_model(lowered_body: str) -> bool:
-    # Ollama says `model "x" not found, try pulling it first`; a bare "404 page not found" is a wrong URL.
-    return "model" in lowered_body and "not found" in lowered_body
-
-
-def secret_forms(secret: str) -> list[str]:
-    """The key as it may appear in text that leaves the process: raw, ``repr``-, JSON- and URL-escaped."""
-    forms = {secret, repr(secret)[1:-1], json.dumps(secret)[1:-1], quote(secret, safe=""), quote_plus(secret)}
-    return sorted((form for form in forms if form), key=len, reverse=True)
-
-
-def error_text(response: HttpReply) -> str:
-    """The error message a server put in its body (``{"error": …}`` shapes), or the body text."""
-    try:
-        data = response.json()
-    except ValueError:
-        return response.text.strip()
-    if isinstance(data, dict):
-        error = data.get("error")
-        if isinstance(error, dict):
-            return str(error.get("message") or error)
-        if error:
-            return str(error)
-    return response.text.strip()
-
-
 async def send(client: httpx.AsyncClient, failures: Failures, method: str, url: str, *,
                headers: dict[str, str], payload: dict[str, Any] | None = None, max_bytes: int,
                deadline: float | None = None) -> HttpReply:
     """One request, its body streamed and capped; transport problems and unsendable requests raise
     ``AnswerabilityError``; any status returns (callers check it). ``deadline`` bounds the whole exchange."""
-    direct = _DIRECT.get(client)
     try:
         async with asyncio.timeout(deadline):
-            opened = direct.stream(method, url, headers=headers, payload=payload, timeout=client.timeout) \
-                if direct is not None else client.stream(method, url, json=payload, headers=headers)
-            async with opened as response:
+            async with client.stream(method, url, json=payload, headers=headers) as response:
                 ok = 200 <= response.status_code < 300
                 body = await _read_capped(response, max_bytes if ok else ERROR_BODY_BYTES, failures, strict=ok)
                 return HttpReply(response.status_code, response.headers,
@@ -283,11 +88,10 @@ async def read_whole(response: httpx.Response, failures: Failures, max_bytes: in
                                                                            errors="replace"))
 
 
-async def _read_capped(response: httpx.Response | DirectResponse, limit: int, failures: Failures, *,
-                       strict: bool) -> bytes:
+async def _read_capped(response: httpx.Response, limit: int, failures: Failures, *, strict: bool) -> bytes:
     """The decoded body up to ``limit`` bytes: past it a reply is refused (``strict``), an error body cut."""
     chunks, total = [], 0
-    async for chunk in response.aiter_bytes():
+    async for chunk in decoded(response, failures):
         total += len(chunk)
         if total > limit:
             if strict:
@@ -296,6 +100,58 @@ async def _read_capped(response: httpx.Response | DirectResponse, limit: int, fa
             break
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+async def decoded_lines(response: httpx.Response, failures: Failures, limit: int) -> AsyncIterator[str]:
+    """The body's lines (server-sent events) as they arrive, decoded; past ``limit`` bytes a reply is refused."""
+    pending: list[bytes] = []  # the line being read, in pieces (a long one is never copied over and over)
+    total = 0
+    async for chunk in decoded(response, failures):
+        total += len(chunk)
+        if total > limit:
+            raise failures.too_large(limit)
+        *lines, rest = chunk.split(b"\n")
+        if lines:
+            lines[0], pending = b"".join([*pending, lines[0]]), []
+        for line in lines:
+            yield line.removesuffix(b"\r").decode("utf-8", errors="replace")
+        if rest:
+            pending.append(rest)
+    if pending:
+        yield b"".join(pending).decode("utf-8", errors="replace")
+
+
+DECODE_STEP = 64 * 1024
+"""Most bytes one decompression step yields: a small compressed chunk never inflates all at once."""
+_WBITS = {"gzip": zlib.MAX_WBITS | 16, "x-gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
+ACCEPT_ENCODING = "gzip, deflate"
+"""The encodings asked for: the ones ``decoded`` reads (httpx adds br and zstd when their packages are installed)."""
+
+
+async def decoded(response: httpx.Response, failures: Failures) -> AsyncIterator[bytes]:
+    """The body as it arrives, decoded (``gzip`` or ``deflate``) in steps of at most ``DECODE_STEP`` bytes.
+
+    httpx's own decoder inflates each network chunk whole (64 KiB of a gzip bomb is ~64 MiB), so the raw stream
+    is decoded here, where the caller's cap applies after every step.
+    """
+    coding = response.headers.get("content-encoding", "").strip().lower()
+    if coding in ("", "identity"):
+        async for chunk in response.aiter_raw():
+            yield chunk
+        return
+    if coding not in _WBITS:
+        raise failures.error("bad_body", f"{failures.where} sent a body in Content-Encoding {coding!r}",
+                             "configure the server (or proxy) to send gzip, deflate or no encoding")
+    decoder = zlib.decompressobj(_WBITS[coding])
+    try:
+        async for chunk in response.aiter_raw():
+            while chunk:
+                yield decoder.decompress(chunk, DECODE_STEP)
+                chunk = decoder.unconsumed_tail
+        yield decoder.flush()
+    except zlib.error as exc:
+        raise failures.error("bad_body", f"{failures.where} sent a {coding} body that does not decode ({exc})",
+                             "check the server, or the proxy in front of it") from None
 
 
 def json_body(response: HttpReply, failures: Failures) -> dict[str, Any]:
@@ -337,45 +193,34 @@ def client_timeout(config: AnswerabilityConfig) -> httpx.Timeout:
     return httpx.Timeout(config.timeout + 1.0, connect=min(config.timeout / 2, 10.0))
 
 
+POOL_CONNECTIONS = 10
+"""Connections kept open when no concurrency is given (preflight, one assessment at a time)."""
+
+
 def make_client(config: AnswerabilityConfig, timeout: float | httpx.Timeout,
                 transport: httpx.AsyncBaseTransport | None = None, *,
                 connections: int | None = None) -> httpx.AsyncClient:
-    """The httpx client for one configured server.
-
-    A loopback server is reached directly: an ``HTTP_PROXY`` from the environment must not carry requests for a
-    local Ollama to a proxy that cannot see it. The TLS context is built once per process, because building it
-    costs tens of milliseconds and preflight makes a client per call.
+    """The httpx client for one configured server, on httpx's own transport (``transport`` replaces it in tests
+    and benchmarks).
 
     ``connections`` is how many requests may be in flight at once (a trial's concurrency): the pool keeps that
-    many connections open, where httpx's default keeps 20 alive and closes the rest after every request. A
-    plain-``http`` server is spoken to through ``PlainHttpTransport`` (a fraction of httpcore's CPU per request).
+    many connections open and alive between requests, where httpx's default keeps 20 alive and closes the rest
+    after every request. A loopback server is reached directly: an ``HTTP_PROXY`` from the environment must not
+    carry requests for a local Ollama to a proxy that cannot see it, nor over TLS when its URL says ``http``: its
+    client gets a context that trusts nothing (TLS would fail closed) rather than the CA bundle, whose loading
+    costs tens of milliseconds of a trial's start. Other clients share one verifying context per process.
     """
     base_url = config.effective_base_url
-    direct = None
-    if transport is None and base_url is not None and base_url.startswith("http://"):
-        transport = direct = PlainHttpTransport(connections)
-    if transport is not None:  # no TLS to set up: building the context costs tens of milliseconds
-        trust_env = not _is_loopback(base_url)
-        client = httpx.AsyncClient(timeout=timeout, transport=transport, follow_redirects=False, trust_env=trust_env)
-        if direct is not None and not (trust_env and _environment_proxy(base_url or "")):
-            _DIRECT[client] = direct  # send() skips httpx's Request/Response; a proxy keeps httpx's path
-        return client
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections) \
-        if connections is not None else httpx.Limits(max_connections=100, max_keepalive_connections=20)
-    return httpx.AsyncClient(timeout=timeout, verify=_ssl_context(), follow_redirects=False,
-                             trust_env=not _is_loopback(base_url), limits=limits)
-
-
-_DIRECT: weakref.WeakKeyDictionary[httpx.AsyncClient, PlainHttpTransport] = weakref.WeakKeyDictionary()
-"""Clients whose requests ``send`` makes straight over their ``PlainHttpTransport``."""
-
-
-def _environment_proxy(url: str) -> bool:
-    """Whether an ``HTTP_PROXY``/``ALL_PROXY`` from the environment applies to ``url`` (httpx would use it)."""
-    proxies = urllib.request.getproxies_environment()
-    host = httpx.URL(url).host
-    bypass = urllib.request.proxy_bypass_environment(host)  # type: ignore[attr-defined]  # not in the stubs
-    return bool(proxies.get("http") or proxies.get("all")) and not bypass
+    loopback = _is_loopback(base_url)
+    plain = loopback and base_url is not None and base_url.startswith("http://")
+    size = connections or POOL_CONNECTIONS
+    # An idle connection stays open for httpx's 5 s: a longer expiry cost a third more CPU per request at
+    # concurrency 32 (httpcore scans its pool on every request).
+    limits = httpx.Limits(max_connections=size, max_keepalive_connections=size, keepalive_expiry=5.0)
+    verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT) if plain else _ssl_context()
+    return httpx.AsyncClient(timeout=timeout, transport=transport, limits=limits, verify=verify,
+                             headers={"Accept-Encoding": ACCEPT_ENCODING}, follow_redirects=False,
+                             trust_env=not loopback)
 
 
 @functools.cache

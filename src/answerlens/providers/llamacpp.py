@@ -14,7 +14,8 @@ import httpx
 
 from answerlens.prompts import ReplyBound
 from answerlens.providers.engine import CallProgress, ChatReply, ProgressCallback, Stage
-from answerlens.providers.http import HttpReply, as_int, auth_headers, open_stream, read_whole
+from answerlens.providers.failures import HttpReply
+from answerlens.providers.http import as_int, auth_headers, decoded_lines, open_stream, read_whole
 from answerlens.providers.openai import OpenAIEngine, rejects_json_schema
 
 LLAMACPP_MAX_TOKENS = 1024
@@ -76,11 +77,7 @@ class LlamaCppEngine(OpenAIEngine):
         return self._reply(whole)
 
     async def _read_events(self, response: httpx.Response, events: _Events) -> ChatReply:
-        limit, read = self.config.reply_limit, 0
-        async for line in response.aiter_lines():
-            read += len(line) + 1
-            if read > limit:
-                raise self.failures.too_large(limit)
+        async for line in decoded_lines(response, self.failures, self.config.reply_limit):
             if not line.startswith("data:"):
                 continue  # comments, keep-alives, event names
             data = line[len("data:"):].strip()

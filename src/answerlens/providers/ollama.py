@@ -9,16 +9,8 @@ import httpx
 from answerlens.config import AnswerabilityConfig
 from answerlens.prompts import ReplyBound, prompt_for
 from answerlens.providers.engine import ChatReply, ProgressCallback
-from answerlens.providers.http import (
-    Failures,
-    HttpEngine,
-    as_int,
-    auth_headers,
-    error_text,
-    json_body,
-    ollama_root,
-    send,
-)
+from answerlens.providers.failures import Failures, error_text
+from answerlens.providers.http import HttpEngine, as_int, auth_headers, json_body, ollama_root, send
 
 
 class OllamaEngine(HttpEngine):

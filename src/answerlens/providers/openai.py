@@ -9,7 +9,8 @@ import httpx
 from answerlens.config import AnswerabilityConfig
 from answerlens.prompts import ReplyBound, prompt_for
 from answerlens.providers.engine import ChatReply, ProgressCallback
-from answerlens.providers.http import Failures, HttpEngine, HttpReply, as_int, auth_headers, error_text, json_body, send
+from answerlens.providers.failures import Failures, HttpReply, error_text
+from answerlens.providers.http import HttpEngine, as_int, auth_headers, json_body, send
 
 
 class OpenAIEngine(HttpEngine):

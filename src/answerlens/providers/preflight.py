@@ -15,16 +15,8 @@ import httpx
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError
 from answerlens.prompts import prompt_for
-from answerlens.providers.http import (
-    Failures,
-    as_int,
-    auth_headers,
-    failures_for,
-    json_body,
-    make_client,
-    ollama_root,
-    send,
-)
+from answerlens.providers.failures import Failures, failures_for
+from answerlens.providers.http import as_int, auth_headers, json_body, make_client, ollama_root, send
 from answerlens.providers.kinds import Wire, provider_kind
 
 CHARS_PER_TOKEN = 4.2

@@ -4,16 +4,3 @@ One file: the page (drawn by the app's own renderers, no script, no fetch of any
 rendered from, embedded as inert JSON. ``verify_report`` re-checks that data and renders it again, so a report
 edited by hand, in its data or in its visible text, is caught. Pure: data in, HTML out.
 """
-
-from answerlens.report.document import assessed_answer, assessment_report, context_format_of, render, trial_report
-from answerlens.report.integrity import ReportCheck, verify_report
-
-__all__ = [
-    "ReportCheck",
-    "assessed_answer",
-    "assessment_report",
-    "context_format_of",
-    "render",
-    "trial_report",
-    "verify_report",
-]

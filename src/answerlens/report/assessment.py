@@ -13,9 +13,9 @@ from pydantic import ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.citations import CitationDecision, Decision, DiscardReason
-from answerlens.explanation import HASH_FIELDS, reason_text, why
+from answerlens.explanation import HASH_FIELDS, error_parts, error_text, reason_text, why
 from answerlens.html.escape import esc
-from answerlens.html.highlight import Mark, highlight, requirement_rows
+from answerlens.html.highlight import Mark, highlight, requirement_rows, uncounted
 from answerlens.html.markup import (
     cell,
     colour,
@@ -27,13 +27,13 @@ from answerlens.html.markup import (
     notice_html,
     paragraph_html,
     requirement_dot,
-    requirements_html,
     table_html,
     tint,
     verdict_html,
 )
 from answerlens.html.opinion import FLAG_SAMPLE
 from answerlens.html.provenance import source_label
+from answerlens.html.requirements import requirements_html
 from answerlens.report import opinion as opinion_part
 from answerlens.report.embedded import AssessmentData
 from answerlens.report.page import header, heading, muted, section
@@ -113,17 +113,15 @@ def _asked(shown: Shown) -> str:
 def _verdict(shown: Shown) -> str:
     a = shown.assessment
     label, note = source_label(a)
-    reasons = [paragraph_html(why(a))]
     if shown.opinion is not None and shown.opinion.strict is not None:
         strict = (f"strict evidence policy; the model-derived verdict is {a.verdict.value} "
                   f"({a.recommended_action.value.replace('_', ' ')})")
         note = f"{note} · {strict}" if note else strict
-        reasons.append(paragraph_html(opinion_part.strict_why(shown.opinion.strict)))
-    rows = requirement_rows(a.requirements)
+    rows = requirement_rows(a.requirements, shown.data.context)
     return section(
         "verdict", "Verdict",
         verdict_html(shown.verdict, shown.action, source=label, note=note),
-        heading("Why"), *reasons,
+        heading("Why"), paragraph_html(why(a, shown.opinion)),
         heading("Requirements"), requirements_html(rows),
         _focus(len(rows)),
     )
@@ -134,7 +132,7 @@ def _focus(count: int) -> str:
     if count < 2:
         return ""
     options = ['<label><input type="radio" name="rp-focus" id="rp-focus-all" checked> all</label>']
-    options += [f'<label><input type="radio" name="rp-focus" id="rp-focus-{index}"> {index}</label>'
+    options += [f'<label><input type="radio" name="rp-focus" id="rp-focus-{index}"> {index + 1}</label>'
                 for index in range(count)]
     return (f'<fieldset class="rp-focus"><legend>Highlight requirement (here and in the context)</legend>'
             f'{"".join(options)}</fieldset>')
@@ -175,7 +173,8 @@ def _context(shown: Shown) -> str:
         return section("context", "Context, exactly as the model saw it",
                        notice_html("info", "The context is empty", "Nothing was packed, so no model was called."))
     flagged = opinion_part.flagged_refs(shown.opinion) if shown.opinion is not None else None
-    marks = highlight(data.context, [r.citations for r in a.requirements], flagged=flagged)
+    marks = highlight(data.context, [r.citations for r in a.requirements], flagged=flagged,
+                      uncounted=uncounted(a.requirements))
     fmt = data.context_format.value if data.context_format is not None else "unknown"
     caption = muted(f"{len(data.context):,} characters · {len(marks.lines):,} lines · {fmt} format · "
                     f"context_sha256 {a.context_sha256[:16]}…")
@@ -190,7 +189,9 @@ def _legend(count: int, opinion: SecondOpinion | None) -> str:
               "line holding an accepted citation (tint and bar per requirement)"),
              (legend_mark(Mark(0, "m1", Decision.ACCEPTED), "m1"), "accepted citation token"),
              (legend_mark(Mark(0, "m9", Decision.DISCARDED, DiscardReason.UNKNOWN_REFERENCE), "m9"),
-              "discarded citation token")]
+              "discarded citation token"),
+             (legend_mark(Mark(0, "m5", Decision.ACCEPTED, counted=False), "m5"),
+              "valid token of a requirement that ended unsupported (did not count)")]
     if opinion is not None and opinion_part.flagged(opinion):
         items.append((legend_mark(Mark(0, "m3", Decision.ACCEPTED, flags=FLAG_SAMPLE), "m3"),
                       "citation flagged by the second opinion (outline, underline, ⚑)"))
@@ -207,8 +208,9 @@ def _discarded(shown: Shown) -> str:
     parts = [table_html(["requirement", "token as written", "reason", "why", "citation error", "in the context"],
                         rows) if rows else muted("No citation was discarded.", small=False)]
     if a.citation_errors:
-        items = "".join(f"<li><code>{esc(error)}</code></li>" for error in a.citation_errors)
-        parts += [heading(f"Citation errors ({len(a.citation_errors)})"), f'<ul class="rp-small">{items}</ul>']
+        items = "".join(f"<li><code>{esc(error_text(error))}</code></li>" for error in a.citation_errors)
+        parts += [heading(f"Citation errors ({len(a.citation_errors)})"), f'<ul class="rp-small">{items}</ul>',
+                  muted("The embedded JSON keeps PRME's exact strings, which count requirements from 0.")]
     return section("discarded", "Discarded citations", *parts)
 
 
@@ -219,9 +221,9 @@ def _discarded_row(index: int, decision: CitationDecision, context: str) -> str:
         where = f"yes, line {context.count(chr(10), 0, decision.span.start) + 1}"
     attrs = f'data-citation="discarded" data-requirement="{index}" data-reason="{esc(reason)}"'
     written = json.dumps(decision.token, ensure_ascii=False)  # quoted, so a blank or padded token shows
-    return (cell(index, attrs) + f"<td><code>{esc(written)}</code></td>" + cell(reason)
-            + f'<td class="al-text">{esc(reason_text(decision))}</td>'
-            + cell(decision.error or "— (skipped silently, no error)") + cell(where))
+    error = error_parts(decision.error)[1] if decision.error else "— (skipped silently, no error)"
+    return (cell(index + 1, attrs) + f"<td><code>{esc(written)}</code></td>" + cell(reason)
+            + f'<td class="al-text">{esc(reason_text(decision))}</td>' + cell(error) + cell(where))
 
 
 def _audit(shown: Shown) -> str:

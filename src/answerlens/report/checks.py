@@ -18,7 +18,7 @@ from answerlens.citations import label_sites, printed_record_ids
 from answerlens.errors import DatasetError, describe_validation
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.render import context_format_of
-from answerlens.report.embedded import AssessmentData, TrialData
+from answerlens.report.embedded import AssessmentData, SweepData, TrialData
 from answerlens.second_opinion.document import KEY, split_document
 from answerlens.second_opinion.verification import verify_second_opinion
 from answerlens.trials.gates import Gate, evaluate_gates
@@ -120,13 +120,13 @@ def _is_uuid(token: str) -> bool:
         return False
 
 
-def report_notes(report: AssessmentData | TrialData, *,
+def report_notes(report: AssessmentData | TrialData | SweepData, *,
                  bundle: MemoryBundle | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What verify says beside its verdict: the replay marks of every assessment in a report's data, then the
     caveats (provenance no hash covers; for a reader or compact context verified without its bundle, that which
     memory a reference names was taken as recorded)."""
-    if isinstance(report, TrialData):
-        samples = report.result.get("samples")
+    if isinstance(report, TrialData | SweepData):
+        samples = report.result.get("samples") if isinstance(report, TrialData) else report.sweep.get("samples")
         found = [(f"samples[{index}] ", sample.get("assessment")) for index, sample in
                  enumerate(samples if isinstance(samples, list) else []) if isinstance(sample, Mapping)]
     else:

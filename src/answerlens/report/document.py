@@ -11,13 +11,21 @@ from pydantic import ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
-from answerlens.errors import ReportError, describe_validation
+from answerlens.errors import AnswerlensError, ReportError, describe_validation
 from answerlens.records import ContextFormat
 from answerlens.render import context_format_of
 from answerlens.report import assessment as assessment_page
 from answerlens.report import trial as trial_page
 from answerlens.report.checks import assessment_problems, input_problems, trial_problems
-from answerlens.report.embedded import AssessmentData, Envelope, TrialData, data_block, envelope_of, generator
+from answerlens.report.embedded import (
+    AssessmentData,
+    Envelope,
+    SweepData,
+    TrialData,
+    data_block,
+    envelope_of,
+    generator,
+)
 from answerlens.report.page import document
 from answerlens.second_opinion.document import output_document
 from answerlens.second_opinion.models import SecondOpinion
@@ -69,6 +77,27 @@ def trial_report(result: TrialResult, *, source: str | None = None) -> str:
     return render(Envelope(generator=generator(), report=data).model_dump(mode="json"))
 
 
+def sweep_report(recorded: Any, *, source: str | None = None) -> str:
+    """The report of a packing sweep (``sweeps.reader.Recorded``: a folder as read, finished or not)."""
+    data = SweepData(source=source, sweep=recorded.embedded())
+    return render(Envelope(generator=generator(), report=data).model_dump(mode="json"))
+
+
+def _sweep_page(raw: dict[str, Any], report: SweepData, generator_name: str) -> tuple[str, tuple[str, ...]]:
+    from answerlens.report import sweep as sweep_page
+    from answerlens.sweeps.reader import check, from_embedded
+
+    try:
+        recorded = from_embedded(report.sweep)
+        result, problems = check(recorded)
+    except (ValueError, AnswerlensError) as exc:
+        raise ReportError(f"the embedded sweep cannot be shown: {exc}") from None
+    page = document(title=sweep_page.title(result, report.source), kind="sweep",
+                    sheets=sweep_page.sheets(recorded, result, report.source, problems, generator_name),
+                    data=data_block(raw))
+    return page, tuple(problems)
+
+
 def render(raw: dict[str, Any]) -> str:
     """The page for embedded data (as JSON), with the data itself embedded; ``ReportError`` when the data
     cannot be shown at all."""
@@ -79,6 +108,8 @@ def rendered(raw: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
     """The page, and the problems its data was found to have (the page shows them too)."""
     envelope = envelope_of(raw)
     report = envelope.report
+    if isinstance(report, SweepData):
+        return _sweep_page(raw, report, envelope.generator)
     if isinstance(report, TrialData):
         checked = trial_problems(report)
         if checked.result is None:
@@ -104,4 +135,11 @@ def problems_of(raw: dict[str, Any]) -> tuple[str, ...]:
     report = envelope_of(raw).report
     if isinstance(report, AssessmentData):
         return assessment_problems(report)
+    if isinstance(report, SweepData):
+        from answerlens.sweeps.reader import check, from_embedded
+
+        try:
+            return tuple(check(from_embedded(report.sweep))[1])
+        except (ValueError, AnswerlensError) as exc:
+            return (f"data: {exc}",)
     return trial_problems(report).problems

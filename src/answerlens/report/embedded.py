@@ -53,6 +53,17 @@ class TrialData(BaseModel):
     """``TrialResult.model_dump(mode="json")``: no API key, every sample with its assessment."""
 
 
+class SweepData(BaseModel):
+    """One packing sweep as recorded: manifest, bundle, every sample, ``result.json`` (``sweeps.reader``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["sweep"] = "sweep"
+    source: str | None = None
+    sweep: dict[str, Any]
+    """``Recorded.embedded()``: no API key, every sample with its assessment."""
+
+
 class Envelope(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -60,7 +71,7 @@ class Envelope(BaseModel):
     format_version: int = FORMAT_VERSION
     generator: str
     """``answerlens X.Y.Z``: the version that rendered the page."""
-    report: Annotated[AssessmentData | TrialData, Field(discriminator="kind")]
+    report: Annotated[AssessmentData | TrialData | SweepData, Field(discriminator="kind")]
 
 
 def encode(raw: dict[str, Any]) -> str:

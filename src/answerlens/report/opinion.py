@@ -49,24 +49,13 @@ def _note(opinion: SecondOpinion) -> str:
     return notice_html("warning", f"Claim verifier: {note.message or note.state.value}", note.detail, note.remedy)
 
 
-def strict_why(strict: StrictOutcome) -> str:
-    """One sentence for the Why paragraph: what the strict policy demoted, and the verdict that follows."""
-    if not strict.changes:
-        return (f"The strict evidence policy changed nothing: the verdict stays {strict.verdict.value} "
-                f"(action {strict.recommended_action.value}).")
-    demoted = "; ".join(f"requirement {change.index} {change.from_status.value} → {change.to_status.value} "
-                        f"({', '.join(_reasons(change))})" for change in strict.changes)
-    return (f"The strict evidence policy demoted {demoted}, so the verdict is {strict.verdict.value} "
-            f"(action {strict.recommended_action.value}).")
-
-
 def _reasons(change: StrictChange) -> list[str]:
     return [code.value for code in change.flags] + (
         [f"verifier {change.verifier_status.value}"] if change.verifier_status is not None else [])
 
 
 def _strict(strict: StrictOutcome) -> str:
-    changes = [f"[{change.index}] {change.from_status.value} → {change.to_status.value}: "
+    changes = [f"[{change.index + 1}] {change.from_status.value} → {change.to_status.value}: "
                + ", ".join(_reasons(change)) for change in strict.changes]
     title = (f"Strict evidence policy: verdict {strict.verdict.value}, action "
              f"{strict.recommended_action.value.replace('_', ' ')}")
@@ -99,7 +88,7 @@ def _evidence(opinion: SecondOpinion) -> list[str]:
                 + cell(_window(e.valid_from, e.valid_to)) + cell(e.superseded_by or "—")
                 + cell(e.speaker or "—") + f'<td class="al-text">{esc(e.text)}</td>'
                 for e in item.typed_evidence]
-        parts += [heading(f"Typed evidence of requirement {index}"),
+        parts += [heading(f"Typed evidence of requirement {index + 1}"),
                   table_html(["ref", "section", "type", "source", "epistemic", "lifecycle", "event time",
                               "valid", "superseded by", "speaker", "text"], rows)]
     return parts

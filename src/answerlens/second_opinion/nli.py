@@ -50,7 +50,7 @@ async def verify_targets(verifier: ClaimVerifier, bundle: MemoryBundle,
             return results, failure_note(exc, target.index)
         except ValueError as exc:  # e.g. more cited passages than max_evidence
             return results, VerifierNote(state=VerifierState.FAILED, detail=str(exc),
-                                         message=f"the claim verifier refused requirement[{target.index}]")
+                                         message=f"the claim verifier refused requirement {target.index + 1}")
     return results, VerifierNote(state=VerifierState.CHECKED)
 
 
@@ -61,4 +61,4 @@ def failure_note(exc: ClaimVerificationError, index: int) -> VerifierNote:
         return VerifierNote(state=VerifierState.UNAVAILABLE, message=NOT_INSTALLED, detail=text,
                             remedy=RUNTIME_REMEDY if text == RUNTIME_MISSING else MODEL_REMEDY)
     return VerifierNote(state=VerifierState.FAILED, detail=text,
-                        message=f"the claim verifier failed on requirement[{index}]")
+                        message=f"the claim verifier failed on requirement {index + 1}")

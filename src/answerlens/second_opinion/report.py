@@ -1,34 +1,21 @@
-"""The second opinion as readable report lines (the CLI's text output): badges, flags, verifier results, the
-strict changes and the hashes. Requirement texts are quoted as the reader format quotes them, so no text from
-a model or a record can break a line."""
+"""The second opinion as readable report lines (the CLI's text output, after ``explanation.report_lines``):
+badges, flags, verifier results, the strict changes and the hashes. Requirement texts are quoted as the reader
+format quotes them, so no text from a model or a record can break a line."""
 
 from __future__ import annotations
 
 from uuid import UUID
 
-from answerlens.assessment import AnswerabilityAssessment
-from answerlens.explanation import report_lines as assessment_lines
 from answerlens.render import quote
 from answerlens.second_opinion.badges import badge
 from answerlens.second_opinion.models import RequirementOpinion, SecondOpinion, StrictOutcome, VerifierState
 
 
-def report_lines(assessment: AnswerabilityAssessment, opinion: SecondOpinion) -> list[str]:
-    """The assessment's report with the second opinion after it; under the strict policy the first line shows
-    the strict verdict and action (and the model-derived ones beside them)."""
-    lines = assessment_lines(assessment)
-    if opinion.strict is not None:
-        lines[0] = (f"verdict: {opinion.strict.verdict.value}    action: {opinion.strict.recommended_action.value}"
-                    f"    (strict evidence policy; model-derived: {assessment.verdict.value}, "
-                    f"{assessment.recommended_action.value})")
-    return [*lines, "", *opinion_lines(opinion)]
-
-
 def opinion_lines(opinion: SecondOpinion) -> list[str]:
     lines = [f"second opinion (flag rules {opinion.flag_rules_version}, policy {opinion.policy.value}):",
              f"  verifier: {_note(opinion)}"]
-    for index, item in enumerate(opinion.requirements):
-        lines.append(f"[{index}] {badge(item).value}: {quote(item.requirement)}")
+    for number, item in enumerate(opinion.requirements, 1):
+        lines.append(f"[{number}] {badge(item).value}: {quote(item.requirement)}")
         lines += [f"      flag {flag.code.value} ({', '.join(flag.refs)}): {flag.reason}" for flag in item.flags]
         if item.verifier is not None:
             lines.append(f"      verifier: {verifier_summary(item)}")
@@ -79,7 +66,7 @@ def _strict_lines(strict: StrictOutcome) -> list[str]:
         reasons = [code.value for code in change.flags]
         if change.verifier_status is not None:
             reasons.append(f"verifier {change.verifier_status.value}")
-        lines.append(f"    [{change.index}] {change.from_status.value} -> {change.to_status.value}: "
+        lines.append(f"    [{change.index + 1}] {change.from_status.value} -> {change.to_status.value}: "
                      f"{', '.join(reasons)}")
     if not strict.changes:
         lines.append("    nothing changed")

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from answerlens.audit import canonical_json_ascii, sha256_text
-from answerlens.errors import BundleError, DatasetError, describe_validation
+from answerlens.errors import BundleError, DatasetError, describe_validation, json_problem
 from answerlens.json_reader import MB
 from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle
 from answerlens.records import MemoryBundle
@@ -134,12 +134,14 @@ def _raw_cases(path: Path, text: str) -> list[tuple[str, Any]]:
             try:
                 found.append((f"line {number}", json.loads(line)))
             except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path}: line {number} is not JSON ({exc.msg} at column {exc.colno})") from None
+                raise DatasetError(f"{path}: line {number} is not JSON ({json_problem(exc)}, "
+                                   f"column {exc.colno})") from None
         return found
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        raise DatasetError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: "
+                           f"{json_problem(exc)}") from None
     if isinstance(data, dict) and isinstance(data.get("cases"), list):
         data = data["cases"]
     if not isinstance(data, list):

@@ -1,4 +1,6 @@
-"""A run folder on disk: ``run.json``, one durable file per sample, ``result.json``; and the checks of a resume.
+"""A run folder on disk: ``run.json``, one durable file per sample, ``result.json``; the checks of a resume; and the
+``TrialResult`` of a run's samples (``assemble``: one builder for a single run, a shard and a merge, so a merge of
+shards writes exactly what one machine would have written).
 
 A sample file is written atomically the moment its assessment finishes, so a killed run loses only what was in
 flight; rerunning resumes after checking every saved sample belongs to the same dataset and configuration.
@@ -10,7 +12,9 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +25,12 @@ from answerlens.config import AnswerabilityConfig
 from answerlens.errors import TrialError, describe_validation
 from answerlens.prompts import prompt_for
 from answerlens.trials.dataset import Dataset
+from answerlens.trials.gates import Gate, Threshold, default_gates, evaluate_gates
 from answerlens.trials.integrity import sample_label, sample_problems
-from answerlens.trials.log import TrialSample, round_trip_problem
-from answerlens.trials.result import RunIdentity, RunManifest, TrialResult
+from answerlens.trials.log import ResultKind, TrialSample, round_trip_problem
+from answerlens.trials.result import DatasetRecord, QuestionRecord, RunIdentity, RunManifest, TrialResult
 from answerlens.trials.shard import Shard
+from answerlens.trials.summary import summarize
 from answerlens.verification import verify_assessment
 
 SAMPLES = "samples"
@@ -210,3 +216,36 @@ def folder_problems(run: Path, result: TrialResult) -> list[str]:
 
 def _extra_files(samples_dir: Path, expected: dict[str, TrialSample]) -> Iterator[Path]:
     return (path for path in sorted(samples_dir.glob("*.json")) if path.name not in expected)
+
+
+def question_records(dataset: Dataset) -> dict[str, QuestionRecord]:
+    """Every case as ``result.json`` lists it, without its sample files yet."""
+    return {item.case.id: QuestionRecord(question_id=item.case.id, question=item.case.question, label=item.case.label,
+                                         question_type=item.case.question_type, answer_label=item.case.answer_label,
+                                         sample_files=()) for item in dataset.cases}
+
+
+def dataset_record(dataset: Dataset) -> DatasetRecord:
+    return DatasetRecord(path=str(dataset.path), sha256=dataset.sha256, cases=len(dataset.cases))
+
+
+def assemble(record: DatasetRecord, questions: Mapping[str, QuestionRecord], samples: Sequence[TrialSample],
+             identity: RunIdentity, *, repeats: int, concurrency: int | None, gates: Mapping[Gate, Threshold] | None,
+             wall_seconds: float, drafts: bool, shard: Shard | None = None,
+             finished_at: datetime | None = None) -> TrialResult:
+    """The result of ``samples`` (in the run's order: by case, then repeat); each question lists the files of
+    its samples present, in repeat order (all of them, except in a shard)."""
+    summary = summarize(samples, drafts=drafts)
+    files: dict[str, list[str]] = defaultdict(list)
+    for sample in sorted(samples, key=lambda item: item.repeat):
+        files[sample.case_id].append(sample_filename(sample.case_id, sample.repeat))
+    listed = tuple(questions[entry.question_id].model_copy(update={"sample_files": tuple(files[entry.question_id])})
+                   for entry in summary.per_question)
+    return TrialResult(
+        kind=ResultKind.RESULT, schema_version=1, dataset=record, **dict(identity), repeats=repeats,
+        concurrency=concurrency,
+        finished_at=finished_at or datetime.now(timezone.utc).replace(microsecond=0),
+        wall_seconds=round(wall_seconds, 3), summary=summary,
+        quality_gates=evaluate_gates(summary, gates if gates is not None else default_gates(summary)),
+        questions=listed, samples=tuple(samples), shard=shard,
+    )

@@ -15,12 +15,14 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, Validatio
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.errors import DatasetError, describe_validation
 from answerlens.second_opinion.models import SecondOpinion
-from answerlens.trials.found import SAMPLE_KIND
 
 STRICT = ConfigDict(frozen=True, extra="forbid")
 """Our own files."""
 TOLERANT = ConfigDict(frozen=True, extra="allow")
 """Upstream's files: unknown fields are kept."""
+
+SAMPLE_KIND: Literal["answerlens-trial-sample"] = "answerlens-trial-sample"
+"""The ``kind`` of a saved sample file."""
 
 
 class ResultKind(StrEnum):

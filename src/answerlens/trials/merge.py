@@ -17,7 +17,6 @@ from pathlib import Path
 
 from answerlens.errors import DatasetError, TrialError
 from answerlens.trials import folder
-from answerlens.trials.assemble import assemble, question_records
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.gates import Gate, Threshold
 from answerlens.trials.integrity import dataset_problems, load_run_dataset
@@ -56,15 +55,15 @@ def merge_shards(folders: Sequence[Path], out: Path, *, gates: Mapping[Gate, Thr
     assert result.dataset is not None and result.repeats is not None and result.configuration is not None
     samples = [by_key[(case_id, repeat)] for case_id in cases for repeat in range(result.repeats)]
     concurrencies = {part.result.concurrency for part in parts}
-    questions = question_records(run_dataset)
+    questions = folder.question_records(run_dataset)
     identity = RunIdentity(dataset_sha256=result.dataset.sha256, configuration=result.configuration,
                            configuration_sha256=result.configuration_sha256 or "",
                            prompt_version=result.prompt_version or "", prompt_sha256=result.prompt_sha256 or "")
     finished = [part.result.finished_at for part in parts if part.result.finished_at is not None]
-    merged = assemble(result.dataset, questions, samples, identity, repeats=result.repeats,
-                      concurrency=concurrencies.pop() if len(concurrencies) == 1 else None, gates=gates,
-                      wall_seconds=max(part.result.wall_seconds or 0.0 for part in parts),
-                      drafts=any(part.result.drafts for part in parts), finished_at=max(finished, default=None))
+    merged = folder.assemble(result.dataset, questions, samples, identity, repeats=result.repeats,
+                             concurrency=concurrencies.pop() if len(concurrencies) == 1 else None, gates=gates,
+                             wall_seconds=max(part.result.wall_seconds or 0.0 for part in parts),
+                             drafts=any(part.result.drafts for part in parts), finished_at=max(finished, default=None))
     return merged, _write(out, merged, identity)
 
 

@@ -30,8 +30,8 @@ async def check_endpoints(config: AnswerabilityConfig, urls: Sequence[str], *,
     if refusals or len(silent) == len(targets):
         reason = (refusals or silent)[0]
         raise AnswerabilityError(f"the trial was not started: {reason}", kind="preflight",
-                                 remedy="fix the endpoint and rerun (saved samples are kept), or skip this check "
-                                        "with --no-preflight")
+                                 remedy="fix the endpoint (start the server, pull the model or set the key) and run "
+                                        "the trial again (saved samples are kept)")
     warnings = [f"not answering, requests go to the others: {item}" for item in silent]
     warnings += [f"{url}: {report.problem} (the trial goes ahead)" for url, report in zip(targets, reports, strict=True)
                  if report.reachable and report.problem and _kind(report) not in REFUSED_KINDS]

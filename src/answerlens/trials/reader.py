@@ -1,5 +1,6 @@
 """The one reader of trial logs: ``result.json``, a run folder (finished or not) or an upstream result, as a
-``TrialResult``; and the assessments a file holds, for ``verify`` and the Compare page.
+``TrialResult``; and the assessments a file holds (the file itself, a saved sample, or every sample of a trial
+result), for ``verify`` and the Compare page.
 
 Whatever the source, the summary is recomputed from the samples, and a file that does not read back exactly as
 recorded is refused (so what is verified or shown is what was written).
@@ -8,6 +9,7 @@ recorded is refused (so what is verified or shown is what was written).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +17,15 @@ from pydantic import ValidationError
 
 from answerlens.errors import DatasetError, describe_validation
 from answerlens.trials import folder
-from answerlens.trials.found import FoundAssessment, holds_trial_log, plain_assessments
 from answerlens.trials.gates import Gate, GateReport, default_gates, evaluate_gates
-from answerlens.trials.log import ResultKind, TrialSample, UpstreamSample, parse_samples, round_trip_problem
+from answerlens.trials.log import (
+    SAMPLE_KIND,
+    ResultKind,
+    TrialSample,
+    UpstreamSample,
+    parse_samples,
+    round_trip_problem,
+)
 from answerlens.trials.result import DatasetRecord, TrialResult
 from answerlens.trials.summary import TrialSummary, summarize
 from answerlens.trials.upstream import upstream_result
@@ -94,6 +102,33 @@ def _read_folder(path: Path) -> TrialResult:
                        dataset=DatasetRecord(path=manifest.dataset, sha256=manifest.dataset_sha256, cases=None),
                        **dict(manifest.identity), repeats=manifest.repeats, summary=summary,
                        quality_gates=evaluate_gates(summary, default_gates(summary)), samples=samples)
+
+
+@dataclass(frozen=True)
+class FoundAssessment:
+    """An assessment in a file: the file itself, or one sample of a trial."""
+
+    data: dict[str, Any]
+    """The assessment as a JSON object, as recorded."""
+    position: int | None = None
+    """Index in the trial's samples."""
+    question_id: str | None = None
+    repeat: int | None = None
+
+
+def holds_trial_log(data: Any) -> bool:
+    """Whether parsed JSON is a trial result or a saved sample (read through the trial log)."""
+    return isinstance(data, dict) and (isinstance(data.get("samples"), list) or data.get("kind") == SAMPLE_KIND)
+
+
+def plain_assessments(data: Any) -> list[FoundAssessment]:
+    """The assessment a file is, or wraps (a sample file of another runner, read no further); else none."""
+    if not isinstance(data, dict):
+        return []
+    if any(name in data for name in ("verdict", "evaluation_id", "assessment_sha256")):
+        return [FoundAssessment(data)]  # an assessment, perhaps with a field removed: verify says which
+    wrapped = data.get("assessment")
+    return [FoundAssessment(wrapped)] if isinstance(wrapped, dict) else []
 
 
 def assessments_of(result: TrialResult) -> list[FoundAssessment]:

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from answerlens import tracing
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import AnswerabilityConfig, EvidencePolicy
 from answerlens.errors import AnswerabilityError, TrialError
 from answerlens.evaluator import Answer, AnswerabilityEvaluator
 from answerlens.trials import folder, limits
-from answerlens.trials.assemble import assemble, dataset_record, question_records
 from answerlens.trials.dataset import Dataset, LoadedCase
 from answerlens.trials.endpoints import EndpointPool, EvaluatorFactory, normalise_endpoints
 from answerlens.trials.failures import EARLY_STOP, EarlyStop, EarlyStopWatch
@@ -77,6 +77,17 @@ class TrialOutcome:
 
 
 @dataclass(frozen=True)
+class RunLayout:
+    """A run whose folder is not a trial's (a packing sweep: its cases are settings): how its folder is prepared
+    and what is written once every planned sample exists. The samples, lock, resume and bounds stay the engine's."""
+
+    prepare: Callable[[Path], Path]
+    """Create the folder, or check it holds this run; return its samples folder (called holding the lock)."""
+    finish: Callable[[Sequence[TrialSample], float], Path]
+    """Write the run's result from every planned sample (in plan order) and the wall seconds; return its path."""
+
+
+@dataclass(frozen=True)
 class SecondOpinionSetting:
     """``trial --second-opinion``: each assessed sample gets ``second_opinion_for`` with this verifier (None: the
     flags only) and the configuration's evidence policy."""
@@ -101,6 +112,7 @@ async def run_trial(
     preflight: bool = True,
     early_stop: int = EARLY_STOP,
     second_opinion: SecondOpinionSetting | None = None,
+    layout: RunLayout | None = None,
 ) -> TrialOutcome:
     """Assess every (case, repeat) not already saved — only shard ``shard`` of them when given — over
     ``endpoints`` (default: the configuration's server) with ``concurrency`` requests in flight on each; write each
@@ -110,7 +122,8 @@ async def run_trial(
     run; (``AnswerabilityError``, kind ``preflight``) endpoints that cannot serve the model. Saved error samples
     are retried. Cancelling (``cancel.set()``), ``fail_fast`` after an error, and ``early_stop`` (the first that
     many calls all fail with one kind of error; 0 never) keep finished samples and write no result; rerunning
-    the same call resumes. The configuration's strict evidence policy implies a second opinion.
+    the same call resumes. The configuration's strict evidence policy implies a second opinion. With ``layout``,
+    the folder and result are the layout's (the outcome's ``result`` is then None, ``result_path`` its file).
     """
     limits.check_counts(repeats=repeats, concurrency=concurrency, endpoints=max(len(endpoints), 1),
                         early_stop=early_stop)
@@ -120,14 +133,24 @@ async def run_trial(
         second_opinion = SecondOpinionSetting()
     _check_gates(dataset, gates, second_opinion is not None)
     out = Path(out)
+    # A fresh run is checked before its folder exists, so a refusal leaves nothing behind; a resumed one only when
+    # samples are left to do.
+    fresh = not (out / folder.MANIFEST).exists()
+    early = await check_endpoints(config, urls) if preflight and fresh else None
     with RunLock(out):
-        plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None)
-        warnings = await check_endpoints(config, urls) if preflight and plan.todo else ()
+        plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None, layout)
+        warnings = early if early is not None else (
+            await check_endpoints(config, urls) if preflight and plan.todo else ())
         run = _Run(plan, _Policy(fail_fast, early_stop, progress, cancel), second_opinion)
-        if plan.todo:
-            async with EndpointPool(config, urls, concurrency, evaluator_factory) as pool, SampleWriter() as writer:
-                await run.all(pool, writer)
-        return _finish(plan, run, gates=gates, concurrency=concurrency, warnings=warnings)
+        with tracing.run("answerlens.trial", dataset_sha256=plan.identity.dataset_sha256, repeats=repeats,
+                         configuration_sha256=plan.identity.configuration_sha256, samples=len(plan.todo)) as span:
+            if plan.todo:
+                async with EndpointPool(config, urls, concurrency, evaluator_factory) as pool, SampleWriter() as writer:
+                    await run.all(pool, writer)
+            outcome = _finish(plan, run, gates=gates, concurrency=concurrency, warnings=warnings, layout=layout)
+            span.finished(outcome.result.quality_gates if outcome.result else None, errors=outcome.errors,
+                          cancelled=outcome.cancelled)
+        return outcome
 
 
 def _check_gates(dataset: Dataset, gates: Mapping[Gate, Threshold] | None, opinions: bool) -> None:
@@ -156,9 +179,10 @@ class _Plan:
 
     @classmethod
     def prepare(cls, dataset: Dataset, config: AnswerabilityConfig, repeats: int, out: Path, shard: Shard | None,
-                opinions: bool) -> _Plan:
+                opinions: bool, layout: RunLayout | None = None) -> _Plan:
         identity = folder.run_identity(dataset, config)
-        samples_dir = folder.prepare_output(out, dataset, identity, repeats, shard=shard, second_opinion=opinions)
+        samples_dir = layout.prepare(out) if layout is not None else \
+            folder.prepare_output(out, dataset, identity, repeats, shard=shard, second_opinion=opinions)
         saved = folder.saved_samples(samples_dir, dataset, identity, repeats)
         planned = tuple((item, repeat) for item, repeat in dataset.planned(repeats)
                         if shard is None or shard.holds(item.case.id, repeat))
@@ -206,12 +230,14 @@ class _Run:
                 if self.stopping():
                     return
                 began = time.monotonic()
-                answer, error = await self._ask(pool, item)
+                span = tracing.sample(item.case.id, repeat)
+                with span.current():
+                    answer, error = await self._ask(pool, item)
                 latency = round((time.monotonic() - began) * 1000, 3)
                 self._note(error)
                 # Derived, given its second opinion and made durable in the background: this worker's next
                 # request is on the wire before any of that CPU work runs.
-                task = asyncio.create_task(self._complete(writer, item, repeat, answer, error, latency))
+                task = asyncio.create_task(self._complete(writer, item, repeat, answer, error, latency, span))
                 self._pending.add(task)
                 task.add_done_callback(self._pending.discard)
 
@@ -235,7 +261,7 @@ class _Run:
             return None, SampleError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))
 
     async def _complete(self, writer: SampleWriter, item: LoadedCase, repeat: int, answer: Answer | None,
-                        error: SampleError | None, latency: float) -> None:
+                        error: SampleError | None, latency: float, span: tracing.AssessmentSpan) -> None:
         assessment = answer.derive() if answer is not None else None
         opinion = await self._opinion(assessment, item) if assessment is not None else None
         case = item.case
@@ -244,6 +270,7 @@ class _Run:
                              dataset_sha256=self.plan.identity.dataset_sha256, case_sha256=item.sha256,
                              configuration_sha256=self.plan.identity.configuration_sha256, latency_ms=latency,
                              assessment=assessment, error=error, second_opinion=opinion)
+        span.sampled(sample)
         await self._save(writer, sample)
 
     def _note(self, error: SampleError | None) -> None:
@@ -280,17 +307,20 @@ class _Run:
 
 
 def _finish(plan: _Plan, run: _Run, *, gates: Mapping[Gate, Threshold] | None, concurrency: int,
-            warnings: tuple[str, ...]) -> TrialOutcome:
+            warnings: tuple[str, ...], layout: RunLayout | None = None) -> TrialOutcome:
     done = {**plan.done, **run.finished}
     new, reused = len(run.finished), len(plan.done)
     if run.cancelled or run.stopped is not None or (run.policy.fail_fast and run.errors):
         return TrialOutcome(None, None, new, reused, run.errors, run.cancelled, stopped=run.stopped,
                             warnings=warnings)
     samples = [done[(item.case.id, repeat)] for item, repeat in plan.planned]
+    if layout is not None:
+        path = layout.finish(samples, time.monotonic() - run.started)
+        return TrialOutcome(None, path, new, reused, run.errors, False, warnings=warnings)
     shard = plan.shard.model_copy(update={"cases": tuple(item.case.id for item in plan.dataset.cases)}) \
         if plan.shard is not None else None
-    result = assemble(dataset_record(plan.dataset), question_records(plan.dataset), samples, plan.identity,
-                      repeats=plan.repeats, concurrency=concurrency, gates=gates,
-                      wall_seconds=time.monotonic() - run.started, drafts=plan.dataset.has_drafts, shard=shard)
+    result = folder.assemble(folder.dataset_record(plan.dataset), folder.question_records(plan.dataset), samples,
+                             plan.identity, repeats=plan.repeats, concurrency=concurrency, gates=gates,
+                             wall_seconds=time.monotonic() - run.started, drafts=plan.dataset.has_drafts, shard=shard)
     return TrialOutcome(result, folder.write_result(plan.out, result), new, reused, run.errors, False,
                         warnings=warnings)

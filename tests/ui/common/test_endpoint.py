@@ -6,6 +6,7 @@ import pytest
 from pydantic import SecretStr
 
 from answerlens import AnswerabilityConfig
+from answerlens.html.markup import Notice, NoticeKind
 from answerlens.providers.preflight import Preflight
 from answerlens.ui.common import endpoint
 from answerlens.ui.common.endpoint import Endpoint
@@ -136,4 +137,4 @@ def test_preflight_line(config: AnswerabilityConfig, check: Preflight, kind: str
     line = endpoint.preflight_line(config, check)
     assert line.kind == kind and line.title.startswith(title)
     assert text in " ".join(filter(None, (line.detail, line.remedy)))
-    assert line.ready == (kind == "ok")
+    assert isinstance(line, Notice) and line.kind is NoticeKind(kind), "the one notice type, its kind an enum"

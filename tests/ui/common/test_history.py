@@ -33,7 +33,17 @@ def test_the_same_inputs_are_one_run_and_the_latest_wins() -> None:
     state: dict = {}
     add(state, question="older")
     latest = add(state, question="newer")
-    assert [e.number for e in history.entries(state)] == [2] and latest.question == "newer"
+    assert [e.number for e in history.entries(state)] == [1] and latest.question == "newer", "same inputs, same #"
+
+
+def test_a_session_never_takes_another_run_for_its_cleared_one() -> None:
+    """Another tab clears the history and stores a new run #1: this session's current run is gone, not that one."""
+    mine: dict = {}
+    other: dict = {}  # the same store on disk, another browser session
+    assert add(mine).number == 1
+    history.clear(other)
+    fresh = add(other, stem="conflicting_deploy_freeze")
+    assert fresh.number == 1 and history.current(mine) is None and history.current(other) == fresh
 
 
 @pytest.mark.parametrize("number, current", [pytest.param(1, 1, id="known"), pytest.param(99, 2, id="unknown")])

@@ -77,6 +77,7 @@ def test_a_failed_start_is_a_status_never_an_exception(error: Exception, message
     assert message in (status.error or "") and remedy in (status.remedy or "")
 
 
+@pytest.mark.local_model
 def test_a_missing_file_fails_with_the_real_starter(tmp_path: Path) -> None:
     status = LocalModelHost().start(tmp_path / "absent.gguf")
     assert status.state == State.ERROR and "GGUF file not found" in (status.error or "")

@@ -110,7 +110,7 @@ def test_check_endpoint_reads_a_real_server(scripted_server: ScriptedServer) -> 
     config = endpoint.make_config(Endpoint(base_url=scripted_server.base_url))
     check = runner.check_endpoint(config, context_chars=4200)
     assert check.reachable and check.models == ("qwen3.5:9b",) and check.fits is True
-    assert endpoint.preflight_line(config, check).ready
+    assert endpoint.preflight_line(config, check).kind == "ok"
 
 
 def test_check_endpoint_never_raises_for_an_unreachable_server() -> None:

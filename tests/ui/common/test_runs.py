@@ -44,11 +44,15 @@ def test_a_run_is_stored_with_its_inputs_and_read_back(tmp_path: Path) -> None:
     assert store.by_id(run.evaluation_id) == run and store.find(number + 1) is None
 
 
-def test_the_same_evaluation_id_is_one_run_and_the_latest_wins(tmp_path: Path) -> None:
+def test_the_same_evaluation_id_is_one_run_with_a_stable_number_and_the_latest_wins(tmp_path: Path) -> None:
+    """Same inputs, same number: running them again updates the run in place and makes it the newest."""
     store = RunStore(tmp_path / "runs.sqlite3")
-    first = keep(store, label="older")
-    second = keep(store, label="newer")
-    assert second > first and [(r.number, r.label) for r in store.runs()] == [(second, "newer")]
+    first = keep(store, label="older", created=1.0)
+    other = keep(store, "conflicting_deploy_freeze", created=2.0)
+    again = keep(store, label="newer", created=3.0)
+    assert again == first == 1 and other == 2
+    assert [(r.number, r.label) for r in store.runs()] == [(2, "recorded response"), (1, "newer")]
+    assert keep(store, "answerable_billing_database") == 3
 
 
 def test_the_oldest_runs_are_dropped_past_the_run_cap(tmp_path: Path) -> None:
@@ -68,12 +72,14 @@ def test_the_oldest_runs_are_dropped_past_the_size_cap(tmp_path: Path) -> None:
     assert kept[-1] == "answerable" and "insufficient" not in kept and store.stored_bytes() <= store.max_bytes
 
 
-def test_clear_keeps_numbers_increasing(tmp_path: Path) -> None:
+def test_clear_restarts_the_numbering(tmp_path: Path) -> None:
+    """After a clear the history counts from 1 again, so "History (1 run)" never sits beside "Run #3"."""
     store = RunStore(tmp_path / "runs.sqlite3")
-    first = keep(store)
+    keep(store)
+    keep(store, "conflicting_deploy_freeze")
     store.clear()
     assert store.runs() == [] and store.stored_bytes() == 0
-    assert keep(store) > first
+    assert keep(store, "answerable_billing_database") == 1
 
 
 def test_runs_survive_a_new_store_object_on_the_same_file(tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from answerlens.claims.models import ClaimVerificationStatus
-from answerlens.second_opinion import output_document, second_opinion_for
+from answerlens.second_opinion.document import output_document
 from answerlens.second_opinion.models import SecondOpinion
+from answerlens.second_opinion.opinion import second_opinion_for
 from answerlens.ui.compare import opinions
 from answerlens.ui.compare.viewmodel import compare
 from tests.paths import SAMPLES

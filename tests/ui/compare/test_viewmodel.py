@@ -11,6 +11,8 @@ import pytest
 
 from answerlens import AnswerabilityConfig, derive_assessment, load_bundle, verify_assessment
 from answerlens.html.markup import STATUS_SOLID
+from answerlens.ui.common import filters
+from answerlens.ui.common.filters import TableFilter
 from answerlens.ui.compare.viewmodel import (
     CHANGED_COLOUR,
     COMPARED_FIELDS,
@@ -21,11 +23,9 @@ from answerlens.ui.compare.viewmodel import (
     fields_html,
     identity_html,
     requirements_frame,
-    requirements_table,
+    requirements_html,
     verification_html,
 )
-from answerlens.ui.tables import filters
-from answerlens.ui.tables.filters import TableFilter
 from tests.paths import PRME
 from tests.ui.conftest import recorded
 
@@ -148,13 +148,18 @@ def test_requirements_frame_sorts_by_any_column() -> None:
     assert frame.sort_values("B #")["B #"].dropna().tolist() == [1, 2, 3, 4]
 
 
-def test_requirements_table_colours_statuses_and_unchanged_rows() -> None:
-    html = requirements_table(requirements_frame(compare(*_changed_pair()))).to_html()
+def test_the_requirement_diff_is_a_table_that_wraps_with_numbers_text_and_statuses() -> None:
+    """One row per requirement with its numbers, its text (both, when it changed), its statuses (A → B when they
+    differ) and the change, in five columns that wrap instead of a wide grid that scrolls on a phone."""
+    html = requirements_html(requirements_frame(compare(*_changed_pair())))
     for status in ("supported", "unsupported"):
-        assert f"background-color: {STATUS_SOLID[status]}" in html
-    assert f"background-color: {CHANGED_COLOUR}" in html
-    # a dataframe's cells do not follow the theme: every coloured cell is white words on a solid badge colour
-    assert set(re.findall(r"(?<!-)color: (#[0-9a-f]{6})", html)) == {"#ffffff"}
+        assert f"background-color:{STATUS_SOLID[status]}" in html
+    assert f"background-color:{CHANGED_COLOUR}" in html
+    assert re.findall(r"<th>([^<]*)</th>", html) == ["A → B #", "requirement", "status", "change", "citations"]
+    assert "A: Cache used by the dashboard API<br>B: Craig&#x27;s role" in html
+    assert re.findall(r'data-change="([^"]+)"', html) == requirements_frame(compare(*_changed_pair()))[
+        "change"].tolist()
+    assert 'data-a="—"' in html and 'data-b="—"' in html  # an added and a removed requirement
 
 
 def test_an_empty_diff_is_an_empty_table() -> None:

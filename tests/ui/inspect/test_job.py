@@ -6,11 +6,12 @@ import pytest
 
 from answerlens import AnswerabilityConfig, load_bundle
 from answerlens.providers.engine import CallProgress, Stage
+from answerlens.ui.common.job import Job
+from answerlens.ui.common.runner import Run
 from answerlens.ui.common.sources import Source
 from answerlens.ui.inspect import job
 from tests.paths import PRME
-from tests.providers.test_llamacpp import VALID, pieces
-from tests.scripted_server import ScriptedServer, llamacpp_events, sse
+from tests.scripted_server import CACHE_REPLY, ScriptedServer, llamacpp_events, pieces, sse
 
 BUNDLE_PATH = PRME / "bundles" / "bundle_reader_citations.json"
 
@@ -25,18 +26,18 @@ def config(server: ScriptedServer) -> AnswerabilityConfig:
 
 
 def test_a_job_ends_with_its_assessment_and_its_last_stage(scripted_server: ScriptedServer) -> None:
-    scripted_server.script("/v1/chat/completions", sse(llamacpp_events(pieces(VALID))))
+    scripted_server.script("/v1/chat/completions", sse(llamacpp_events(pieces(CACHE_REPLY))))
     running = job.start(config(scripted_server), source(), "What cache does the dashboard API use?", None)
-    assert running.wait(30)
+    assert running.job.wait(30)
     assert running.run is not None and running.run.assessment is not None
-    assert running.progress is not None and running.progress.stage == Stage.CHECKING
-    assert running.finished is not None and running.seconds == running.finished - running.started
+    assert running.job.progress is not None and running.job.progress.stage == Stage.CHECKING
 
 
-def test_a_job_cancelled_at_once_never_calls_the_model(scripted_server: ScriptedServer) -> None:
-    running = job.AssessJob(config=config(scripted_server), source=source(), question="Which cache?", answer=None)
-    running.cancel()  # before its loop exists: the flag alone stops it
-    running._run()
+def test_a_job_cancelled_before_its_call_ends_as_a_cancel_that_names_the_stage(scripted_server: ScriptedServer) -> None:
+    interrupted: Job[CallProgress, Run] = Job(name="assess", interrupt=True)
+    interrupted.cancel()  # before its loop exists: the work is never called
+    interrupted._run(lambda report, cancel: pytest.fail("the model was called"))
+    running = job.AssessJob(config(scripted_server), source(), "Which cache?", None, interrupted)
     assert running.run is not None and running.run.failure is not None
     assert running.run.failure.kind == "cancelled" and "preparing the request" in running.run.failure.message
     assert scripted_server.requests_to("/v1/chat/completions") == []
@@ -62,10 +63,10 @@ def test_describe(progress: CallProgress | None, words: str) -> None:
 
 
 def test_a_job_can_bring_the_second_opinion(scripted_server: ScriptedServer) -> None:
-    scripted_server.script("/v1/chat/completions", sse(llamacpp_events(pieces(VALID))))
+    scripted_server.script("/v1/chat/completions", sse(llamacpp_events(pieces(CACHE_REPLY))))
     running = job.start(config(scripted_server), source(), "What cache does the dashboard API use?", None,
                         second_opinion=True)
-    assert running.wait(30)
+    assert running.job.wait(30)
     assert running.run is not None and running.run.assessment is not None and running.run.opinion is not None
     opinion = running.run.opinion
     assert opinion.assessment_evaluation_id == running.run.assessment.evaluation_id

@@ -76,7 +76,7 @@ def test_audit_facts_of_a_recording() -> None:
     a = recorded("speech_act_eslint")
     facts = dict(viewmodel.audit_facts(a, "recorded response (hand-written)"))
     assert facts["source"] == "recorded response (hand-written)"
-    assert (facts["provider"], facts["model"], facts["model_called"]) == (a.provider, a.model, True)
+    assert (facts["provider"], facts["model"], facts["model_called"]) == (a.provider, a.model, False), "no model wrote it"
     assert facts["prompt_version"] == a.prompt_version
     assert facts["recording"] == "hand-written recorded reply (not produced by a model), from speech_act_eslint.json"
     assert "base_url" not in facts
@@ -110,10 +110,11 @@ def test_downloads(stem: str, labels: list[str]) -> None:
     assert [d.mime for _, d in files][:2] == ["application/json", "text/csv"]
 
 
-@pytest.mark.parametrize("count, label", [pytest.param(1, "History (1 run)", id="one"),
-                                          pytest.param(2, "History (2 runs)", id="two")])
-def test_history_label(count: int, label: str) -> None:
-    assert viewmodel.history_label(count) == label
+@pytest.mark.parametrize("numbers, label", [pytest.param([1], "History (1 run)", id="one"),
+                                            pytest.param([2, 1], "History (2 runs)", id="two"),
+                                            pytest.param([4, 5, 6], "History (3 runs: #4–#6)", id="oldest_dropped")])
+def test_history_label(numbers: list[int], label: str) -> None:
+    assert viewmodel.history_label(numbers) == label
 
 
 def test_history_titles_newest_first() -> None:

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from answerlens import AnswerabilityConfig
-from answerlens.second_opinion import second_opinion_for
 from answerlens.second_opinion.models import SecondOpinion
+from answerlens.second_opinion.opinion import second_opinion_for
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.log import UpstreamSample
 from answerlens.trials.reader import parse_trial, read_trial

@@ -11,13 +11,14 @@ import pytest
 from answerlens import AnswerabilityConfig
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.failures import group_errors
-from answerlens.trials.log import QuestionLabel, SampleError, TrialSample
+from answerlens.trials.log import TrialSample
 from answerlens.trials.reader import read_trial
 from answerlens.trials.result import TrialResult
 from answerlens.trials.runner import run_trial
 from answerlens.trials.summary import ErrorEntry
 from answerlens.ui.trials import errors as trial_errors
 from tests.scripted_server import closed_port
+from tests.ui.trials.helpers import sample
 
 BUNDLE = {"records": [{"text": "The API uses Postgres 16."}]}
 
@@ -26,14 +27,6 @@ def entry(sample: TrialSample) -> ErrorEntry:
     assert sample.error is not None
     return ErrorEntry(question_id=sample.question_id, repeat=sample.repeat, label=sample.label,
                       answer_label=sample.answer_label, kind=sample.error.kind, message=sample.error.message)
-
-
-def sample(question: str, repeat: int, kind: str | None = None, message: str = "it failed") -> TrialSample:
-    """An error sample as the runner writes one (the hashes are placeholders: nothing here reads them)."""
-    return TrialSample(case_id=question, question_id=question, question_type=None, label=QuestionLabel.ANSWERABLE,
-                       answer_label=None, repeat=repeat, dataset_sha256="d", case_sha256="c",
-                       configuration_sha256="k", latency_ms=1.0, assessment=None,
-                       error=SampleError(kind=kind or "server_error", message=message))
 
 
 @pytest.fixture(scope="module")

@@ -33,27 +33,27 @@ def test_progress_then_cancel_then_the_outcome(tmp_path: Path) -> None:
         job = trial_job.start(dataset(tmp_path), config(server.base_url), out=tmp_path / "run", repeats=2,
                               concurrency=1)
         assert job.total == 6
-        assert job.wait_for_samples(2, timeout=30) and job.running
-        assert job.progress is not None and job.progress.done == 2
+        assert job.wait_for_samples(2, timeout=30) and job.job.running
+        assert job.job.progress is not None and job.job.progress.done == 2
         assert server.wait_held(1)
-        job.cancel.set()
+        job.job.cancel()
         server.release.set()
-        assert job.wait(30) and not job.running
+        assert job.job.wait(30) and not job.job.running
     assert job.failure is None and job.outcome is not None
     assert job.outcome.cancelled and job.outcome.new_samples == 3 and job.outcome.result is None
     assert job.wait_for_samples(99, timeout=0)  # an ended run never blocks a waiter
-    assert job.seconds >= 0
+    assert job.job.seconds >= 0
 
 
 def test_a_failure_is_a_message_never_a_traceback(tmp_path: Path) -> None:
     with oracle_server({}) as server:
         first = trial_job.start(dataset(tmp_path), config(server.base_url), out=tmp_path / "run", repeats=1,
                                 concurrency=2)
-        assert first.wait(30) and first.outcome is not None and first.outcome.result is not None
+        assert first.job.wait(30) and first.outcome is not None and first.outcome.result is not None
         (tmp_path / "other").mkdir()
         other = trial_job.start(dataset(tmp_path / "other", cases=2), config(server.base_url), out=tmp_path / "run",
                                 repeats=1, concurrency=2)
-        assert other.wait(30)
+        assert other.job.wait(30)
     assert other.outcome is None and other.failure is not None
     assert other.failure.title == "The trial did not start"
     assert "different dataset" in other.failure.message and "fresh output directory" in other.failure.remedy
@@ -96,7 +96,7 @@ def test_a_folder_another_runner_holds_is_refused_with_its_pid(tmp_path: Path) -
     with oracle_server({}) as server, RunLock(tmp_path / "run"):
         job = trial_job.start(dataset(tmp_path), config(server.base_url), out=tmp_path / "run", repeats=1,
                               concurrency=1)
-        assert job.wait(30)
+        assert job.job.wait(30)
         assert sum(server.requests.values()) == 0
     assert job.outcome is None and job.failure is not None
     assert job.failure.title == "Another run is writing to this output directory"
@@ -110,6 +110,6 @@ def test_an_endpoint_that_is_not_there_is_refused_before_any_sample(tmp_path: Pa
         sock.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
     job = trial_job.start(dataset(tmp_path), config(url), out=tmp_path / "run", repeats=1, concurrency=1)
-    assert job.wait(30) and job.failure is not None
+    assert job.job.wait(30) and job.failure is not None
     assert job.failure.title == "The endpoint cannot serve this trial"
     assert "not reachable" in job.failure.message

@@ -14,7 +14,7 @@ from answerlens.trials.result import TrialResult
 from answerlens.ui.trials import opinions
 from tests.paths import REPO
 from tests.ui.trials.conftest import LABELS
-from tests.ui.trials.test_errors import sample as error_sample
+from tests.ui.trials.helpers import sample as error_sample
 
 
 def test_stored_opinions_are_read_from_the_samples(opinionated: list[UpstreamSample]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from answerlens.html.markup import Notice, NoticeKind
 from answerlens.trials.failures import EarlyStop, group_errors
 from answerlens.trials.log import ResultKind
 from answerlens.trials.result import TrialResult
@@ -16,7 +17,7 @@ FINISHED = TrialOutcome(result=None, result_path=Path("runs/q/result.json"), new
                         errors=0, cancelled=False)
 
 
-def notices(result: TrialResult) -> list[runstate.Notice]:
+def notices(result: TrialResult) -> list[Notice]:
     return runstate.result_notices(result, list(group_errors(result.summary.errors)))
 
 
@@ -26,7 +27,7 @@ def test_a_large_finished_run_needs_no_notice(golden: TrialResult) -> None:
 
 def test_a_run_with_too_few_assessed_samples_says_so(with_errors: TrialResult) -> None:
     (notice,) = notices(with_errors)
-    assert notice.kind == "warning"
+    assert notice.kind is NoticeKind.WARNING and isinstance(notice, Notice)
     assert notice.title == "Only 2 samples assessed (2 error samples)"
     assert "fewer than 10 samples" in (notice.detail or "")
 

@@ -10,8 +10,8 @@ import pytest
 from answerlens.html import trial_rows as trial_results
 from answerlens.html.trial_rows import QuestionRow
 from answerlens.trials.result import TrialResult
-from answerlens.ui.tables import filters
-from answerlens.ui.tables.filters import TableFilter
+from answerlens.ui.common import filters
+from answerlens.ui.common.filters import TableFilter
 from answerlens.ui.trials import tables as trial_tables
 
 

@@ -13,6 +13,7 @@ from pydantic import SecretStr, ValidationError
 from answerlens.audit import sha256_text
 from answerlens.config import DEFAULT_MODELS, DEFAULT_PROVIDER, AnswerabilityConfig
 from answerlens.errors import describe_validation
+from answerlens.html.markup import Notice, NoticeKind
 from answerlens.providers.kinds import KINDS
 from answerlens.providers.preflight import Preflight
 from answerlens.recording import Recording, recording_from_text
@@ -148,27 +149,15 @@ START_REMEDIES = {"ollama": "start it with `ollama serve`",
 START_REMEDY = "start the server (e.g. `answerlens serve-model`), or correct the base URL"
 
 
-@dataclass(frozen=True)
-class PreflightLine:
-    """The notice under the endpoint settings, and whether to offer the recorded response instead."""
-
-    kind: str
-    title: str
-    detail: str | None = None
-    remedy: str | None = None
-
-    @property
-    def ready(self) -> bool:
-        return self.kind == "ok"
-
-
-def preflight_line(config: AnswerabilityConfig, check: Preflight) -> PreflightLine:
+def preflight_line(config: AnswerabilityConfig, check: Preflight) -> Notice:
+    """The notice under the endpoint settings (``NoticeKind.OK``: ready; anything else offers the recorded
+    response instead)."""
     where = config.effective_base_url
     if not check.reachable:
         remedy = START_REMEDIES.get(config.provider, START_REMEDY)
-        return PreflightLine("error", f"No server answers at {where}", check.problem, remedy)
+        return Notice(NoticeKind.ERROR, f"No server answers at {where}", check.problem, remedy)
     if check.problem:
-        return PreflightLine("warning", f"{check.server or 'The server'} answers, but:", check.problem)
+        return Notice(NoticeKind.WARNING, f"{check.server or 'The server'} answers, but:", check.problem)
     facts = [f"{check.server or 'server'} answers at {where}"]
     if check.model_found:
         facts.append(f"model {config.model} is available")
@@ -179,4 +168,4 @@ def preflight_line(config: AnswerabilityConfig, check: Preflight) -> PreflightLi
                      f"{check.context_window:,}-token window")
     elif check.context_window is None and check.context_tokens_estimate is not None:
         facts.append(f"context ~{check.context_tokens_estimate:,} tokens (the server does not say its window)")
-    return PreflightLine("ok", "Ready", "; ".join(facts))
+    return Notice(NoticeKind.OK, "Ready", "; ".join(facts))

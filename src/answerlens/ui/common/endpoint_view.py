@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 import streamlit as st
 
+from answerlens import tracing
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import BundleError, RecordingError
-from answerlens.html.markup import notice_html
+from answerlens.html.markup import NoticeKind, notice_html
 from answerlens.providers.kinds import provider_kind
 from answerlens.providers.preflight import Preflight
 from answerlens.ui.common import endpoint, examples, local_model_view, runner, sources
@@ -46,6 +48,7 @@ def panel(prefix: str, source: Source | None, *, recorded: bool = True) -> Choic
     """Draw the panel (in the sidebar) and return the choice; ``recorded=False`` leaves out the recorded
     response (a trial asks new questions, which no recording answers)."""
     with st.sidebar:
+        _tracing()
         st.subheader("Endpoint")
         labels = [label for label, provider in PROVIDERS.items() if recorded or provider != "replay"]
         label = st.radio("Provider", labels, key=f"{prefix}.provider")
@@ -55,6 +58,15 @@ def panel(prefix: str, source: Source | None, *, recorded: bool = True) -> Choic
         if provider == "llamacpp":
             return _embedded(prefix, source, recorded)
         return _live(prefix, provider, source, recorded)
+
+
+def _tracing() -> None:
+    """Whether assessments are traced (OpenTelemetry, docs/tracing.md) and where to; this app's address goes
+    into each verdict span as the link that reopens the run."""
+    url = urlsplit(st.context.url or "")
+    tracing.set_app_url(f"{url.scheme}://{url.netloc}" if url.scheme and url.netloc else None)
+    st.caption(tracing.status().line, help="Set by the standard OpenTelemetry variables (OTEL_EXPORTER_OTLP_ENDPOINT,"
+               " OTEL_SDK_DISABLED …) when the app starts; needs `pip install 'answerlens[otel]'`.")
 
 
 def _use_recorded(prefix: str) -> None:
@@ -146,8 +158,8 @@ def _model_picker(key: str, current: str, listed: tuple[str, ...]) -> str:
 def _preflight_line(prefix: str, config: AnswerabilityConfig, check: Preflight, source: Source | None,
                     recorded: bool) -> None:
     line = endpoint.preflight_line(config, check)
-    st.html(notice_html(line.kind, line.title, line.detail, remedy=line.remedy))
-    if recorded and not line.ready:
+    st.html(line.html())
+    if recorded and line.kind != NoticeKind.OK:
         has_recording = source is not None and (source.recorded_reply is not None)
         st.button("Use the recorded response instead", key=f"{prefix}.use_recorded",
                   on_click=_use_recorded, args=(prefix,),

@@ -34,7 +34,7 @@ def assessment_json(assessment: AnswerabilityAssessment) -> Download:
 def raw_reply(assessment: AnswerabilityAssessment) -> Download | None:
     """The exact reply text when the assessment holds it and it matches ``raw_output_sha256``; else the parsed
     reply (assessments written before answerlens kept the text)."""
-    if not assessment.model_called or assessment.raw_output is None:
+    if assessment.raw_output is None:
         return None
     name = f"raw-reply-{_stem(assessment)}.json"
     raw_text = assessment.raw_output_text
@@ -96,7 +96,7 @@ def recording_json(assessment: AnswerabilityAssessment, question: str, answer: s
     (``recording_of_assessment``): a forced run's reply stays bound to the inputs it really answered, an unbound
     one stays unbound. None when no model was called. The question and draft go in as text too (so "restore the
     recorded question" can put them back) when they are the ones the reply answered."""
-    if not assessment.model_called or assessment.raw_output_text is None:
+    if assessment.raw_output_text is None:
         return None
     draft = answer.strip() if answer is not None else None
     if sha256_text(question.strip()) != assessment.query_sha256 or (

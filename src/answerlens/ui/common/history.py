@@ -24,6 +24,8 @@ from answerlens.second_opinion.models import SecondOpinion
 from answerlens.ui.common.runs import RunStore, StoredRun, default_path
 
 CURRENT_KEY = "history.current"
+CURRENT_ID_KEY = "history.current_id"
+"""The current run's ``evaluation_id``: a number is reused once the history is cleared, an id is not."""
 STORE_KEY = "history.store"
 """A ``RunStore`` to use instead of the default one (tests)."""
 PROBLEM_KEY = "history.problem"
@@ -155,7 +157,7 @@ def add(state: MutableMapping[Any, Any], **fields: Any) -> Entry:
         _failed(state, exc)
         entry = Entry(unsaved_run(**fields), runs, **payload)
         state[UNSAVED_KEY] = entry
-    state[CURRENT_KEY] = entry.number
+    _make_current(state, entry.run)
     return entry
 
 
@@ -170,7 +172,14 @@ def unsaved_run(*, assessment: AnswerabilityAssessment, question: str, source: s
 
 
 def current(state: MutableMapping[Any, Any]) -> Entry | None:
-    return find(state, state.get(CURRENT_KEY))
+    """This session's current run; None once it is gone, even if a later run took its number (after a clear)."""
+    entry = find(state, state.get(CURRENT_KEY))
+    return entry if entry is not None and entry.evaluation_id == state.get(CURRENT_ID_KEY) else None
+
+
+def _make_current(state: MutableMapping[Any, Any], run: StoredRun) -> None:
+    state[CURRENT_KEY] = run.number
+    state[CURRENT_ID_KEY] = run.evaluation_id
 
 
 def find(state: MutableMapping[Any, Any], number: int | None) -> Entry | None:
@@ -213,8 +222,9 @@ def by_id(state: MutableMapping[Any, Any], evaluation_id: str) -> Entry | None:
 
 
 def select(state: MutableMapping[Any, Any], number: int) -> None:
-    if find(state, number) is not None:
-        state[CURRENT_KEY] = number
+    entry = find(state, number)
+    if entry is not None:
+        _make_current(state, entry.run)
 
 
 def clear(state: MutableMapping[Any, Any]) -> None:
@@ -225,3 +235,4 @@ def clear(state: MutableMapping[Any, Any]) -> None:
         _failed(state, exc)
     state.pop(CURRENT_KEY, None)
     state.pop(UNSAVED_KEY, None)
+    state.pop(CURRENT_ID_KEY, None)

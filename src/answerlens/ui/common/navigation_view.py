@@ -1,26 +1,45 @@
 """Keep every page under app.py's navigation, even when a deep link is the server's first request.
 
-Why a private flag: Streamlit (checked on 1.67; pyproject pins ``<1.68``) has no public switch for this, and the
-page scripts stay in ``pages/`` as DESIGN §8 names the folder; renaming it is the only public alternative.
+Streamlit runs a ``pages/`` folder beside the entry script as a legacy multipage app until ``st.navigation`` first
+runs in the process ("as soon as any session of your app executes the st.navigation command, your app will ignore
+the pages/ directory", its documentation says). So when a deep link (``/trials``, or a reload) is a fresh server's
+very first request, the page file runs alone, under file-name navigation, before app.py ever has. The page then
+calls ``st.navigation`` itself, the public switch, and reruns: the rerun goes through app.py, whose navigation opens
+the same page by its URL. The page scripts stay in ``pages/``, as DESIGN §8 names the folder.
 """
 
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
 from answerlens.ui.common import style_view
 
+_APP_NAVIGATION = threading.Event()
+"""Set once app.py's navigation has run in this process (from then on the ``pages/`` folder is ignored)."""
 
-def ensure_app_navigation() -> None:
-    """Rerun through app.py if Streamlit ran this page file by itself for a browser; then draw the app-wide
-    styles (``style_view``).
 
-    Streamlit treats a ``pages/`` folder beside the entry script as a v1 multipage app until ``st.navigation``
-    first runs in the process; so when a deep link (``/trials``, or a reload) is the server's very first
-    request, it runs the page file alone, under file-name navigation. Clearing that flag and rerunning sends
-    the request through app.py, whose ``st.navigation`` then opens the same page by its URL. AppTest has no
-    browser connection (no headers) and re-detects the folder on every run; there the page keeps running alone.
+def app_navigation(pages: Sequence[st.Page]) -> st.Page:
+    """app.py's ``st.navigation`` over its pages; returns the page to run."""
+    _APP_NAVIGATION.set()
+    return st.navigation(pages)
+
+
+def ensure_app_navigation(page_file: str) -> None:
+    """Rerun through app.py if Streamlit ran this page file (``__file__``) by itself for a browser; then draw the
+    app-wide styles (``style_view``). AppTest has no browser connection (no headers): there the page keeps running
+    alone.
+
+    The page's own navigation lists the page itself, not as the default (a default page's URL is the root), so
+    its URL, and the page the rerun asks for, stay the same.
     """
-    if PagesManager.uses_pages_directory and st.context.headers:
-        PagesManager.uses_pages_directory = False
+    if not _APP_NAVIGATION.is_set() and st.context.headers:
+        st.navigation([st.Page(_root, default=True), st.Page(page_file)], position="hidden")
         st.rerun()
     style_view.apply()
+
+
+def _root() -> None:
+    """The default page of a page file's own navigation (never run: the rerun goes through app.py)."""

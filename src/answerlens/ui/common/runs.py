@@ -2,11 +2,13 @@
 a reload and a server restart (pure: standard library and answerlens only, no streamlit).
 
 Where: ``$ANSWERLENS_DATA_DIR/runs.sqlite3``, else ``$XDG_DATA_HOME/answerlens/runs.sqlite3``, else
-``~/.local/share/answerlens/runs.sqlite3``. One run per ``evaluation_id``: storing the same inputs again replaces
-the older run (the latest wins, with a new number). The store keeps at most ``MAX_RUNS`` runs and ``MAX_BYTES`` of
-stored text; past either, the oldest runs are dropped (a run larger than the byte cap on its own is refused). Each
-operation opens its own connection, so a store can be used from any thread and any process (Streamlit reruns a
-script on several threads; several apps may share the folder). Every failure of the file is a ``RunStoreError``.
+``~/.local/share/answerlens/runs.sqlite3``. One run per ``evaluation_id``, and its number is stable: storing the
+same inputs again updates that run in place (the latest result wins, the number stays) and makes it the newest.
+Numbers count from 1 and restart at 1 once the history is cleared. The store keeps at most ``MAX_RUNS`` runs and
+``MAX_BYTES`` of stored text; past either, the oldest runs are dropped (a run larger than the byte cap on its own
+is refused). Each operation opens its own connection, so a store can be used from any thread and any process
+(Streamlit reruns a script on several threads; several apps may share the folder). Every failure of the file is
+a ``RunStoreError``.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ _SCHEMA = """CREATE TABLE IF NOT EXISTS runs (
     opinion TEXT
 )"""
 _COLUMNS = tuple(line.split()[0] for line in _SCHEMA.splitlines()[1:-1])
+_NEWEST = "created DESC, number DESC"
 _SUMMARY = ("number, evaluation_id, created, question, answer, source, source_name, label, note, seconds, verdict, "
             "action, requirements, has_reply")
 
@@ -158,8 +161,8 @@ class RunStore:
     def add(self, *, assessment: AnswerabilityAssessment, question: str, context: str, source: str, label: str,
             answer: str | None = None, source_name: str | None = None, note: str | None = None,
             seconds: float = 0.0, opinion: SecondOpinion | None = None, created: float | None = None) -> StoredRun:
-        """Store a run (replacing one with the same ``evaluation_id``), drop the oldest others past the caps, and
-        return the run as stored (its number is the one this transaction inserted).
+        """Store a run (updating the one with the same ``evaluation_id`` in place, so it keeps its number), drop
+        the oldest others past the caps, and return the run as stored (the row this transaction wrote).
 
         A run larger than ``max_bytes`` on its own is refused (``RunStoreError``), never stored and then trimmed."""
         document = assessment.model_dump_json()
@@ -175,29 +178,32 @@ class RunStore:
                len(assessment.requirements), int(assessment.raw_output is not None), size, document, context,
                opinion_json)
         with self._db() as db:
+            kept = db.execute("SELECT number FROM runs WHERE evaluation_id = ?", (assessment.evaluation_id,)).fetchone()
+            columns = f"{_SUMMARY}, bytes, assessment, context, opinion"
+            number = kept[0] if kept is not None else None
             db.execute("DELETE FROM runs WHERE evaluation_id = ?", (assessment.evaluation_id,))
-            stored = db.execute(f"INSERT INTO runs ({_SUMMARY}, bytes, assessment, context, opinion) VALUES "
-                                "(NULL" + ", ?" * len(row) + f") RETURNING {_SUMMARY}", row).fetchone()
+            values = "?" + ", ?" * len(row)
+            stored = db.execute(f"INSERT INTO runs ({columns}) VALUES ({values}) RETURNING {_SUMMARY}",
+                                (number, *row)).fetchone()
             run = _summary(stored)
             self._trim(db, keep=run.number)
         return run
 
     def _trim(self, db: sqlite3.Connection, *, keep: int) -> None:
         """Drop the oldest runs past the caps, never ``keep`` (the run just stored, which fits on its own)."""
-        db.execute("DELETE FROM runs WHERE number != ? AND number NOT IN "
-                   "(SELECT number FROM runs ORDER BY number DESC LIMIT ?)", (keep, self.max_runs))
+        db.execute(f"DELETE FROM runs WHERE number != ? AND number NOT IN "
+                   f"(SELECT number FROM runs ORDER BY {_NEWEST} LIMIT ?)", (keep, self.max_runs))
         total = db.execute("SELECT bytes FROM runs WHERE number = ?", (keep,)).fetchone()[0]
-        for number, size in db.execute("SELECT number, bytes FROM runs WHERE number != ? ORDER BY number DESC",
+        for number, size in db.execute(f"SELECT number, bytes FROM runs WHERE number != ? ORDER BY {_NEWEST}",
                                        (keep,)).fetchall():
             total += size
             if total > self.max_bytes:
-                db.execute("DELETE FROM runs WHERE number <= ? AND number != ?", (number, keep))
-                break
+                db.execute("DELETE FROM runs WHERE number = ?", (number,))
 
     def runs(self) -> list[StoredRun]:
-        """Every run, oldest first."""
+        """Every run, oldest first (by when it was last stored)."""
         with self._db() as db:
-            return [_summary(row) for row in db.execute(f"SELECT {_SUMMARY} FROM runs ORDER BY number")]
+            return [_summary(row) for row in db.execute(f"SELECT {_SUMMARY} FROM runs ORDER BY created, number")]
 
     def find(self, number: int) -> StoredRun | None:
         return self._one("number", number)
@@ -254,9 +260,11 @@ class RunStore:
             return int(db.execute("SELECT COALESCE(SUM(bytes), 0) FROM runs").fetchone()[0])
 
     def clear(self) -> None:
-        """Drop every run (numbers are not reused)."""
+        """Drop every run; numbering starts again at 1 (a session that still names a cleared run by number checks
+        its ``evaluation_id``: see ``history.current``)."""
         with self._db() as db:
             db.execute("DELETE FROM runs")
+            db.execute("DELETE FROM sqlite_sequence WHERE name = 'runs'")
 
 
 def _summary(row: tuple[Any, ...]) -> StoredRun:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import streamlit as st
 
@@ -13,23 +13,31 @@ from answerlens.errors import BundleError, DatasetError
 from answerlens.html.escape import plain
 from answerlens.html.markup import notice_html
 from answerlens.json_reader import read_json
-from answerlens.trials.found import FoundAssessment
-from answerlens.trials.reader import assessments_in
-from answerlens.ui.common import history, sources
+from answerlens.trials.reader import FoundAssessment, assessments_in
+from answerlens.ui.common import filters_view, history, sources
+from answerlens.ui.common.filters import badged_frame
 from answerlens.ui.compare.opinions import OpinionDiff, coverage_html, opinion_frame, verdicts_html
 from answerlens.ui.compare.viewmodel import (
     REQUIREMENT_SPEC,
     Comparison,
     fields_html,
     identity_html,
+    question_html,
     requirements_frame,
-    requirements_table,
+    requirements_html,
     verification_html,
 )
-from answerlens.ui.tables import filters_view
-from answerlens.ui.tables.filters import badged_frame
 
 SESSION, SHIPPED, UPLOAD = "A stored run", "Shipped example", "Upload a file"
+
+
+class Picked(NamedTuple):
+    """One side: its name, its assessment (or printed document) and the question's text when it is known (an
+    assessment holds only its hash; a stored run and a printed second opinion hold the text)."""
+
+    name: str
+    data: dict[str, Any]
+    question: str | None
 COMPARE_DIR = "compare"
 """Under the sample directory: the shipped pair (``sample_bundles/compare``, made by ``make_example.py``)."""
 
@@ -45,14 +53,16 @@ def _read(path: str, mtime_ns: int) -> Any:
     return read_json(Path(path))
 
 
-def pick(prefix: str, side: str, samples_dir: Path) -> tuple[str, dict[str, Any]] | None:
+def pick(prefix: str, side: str, samples_dir: Path) -> Picked | None:
     """One side's assessment: a stored run, a shipped example, or a file (an assessment, a printed
-    ``assess --second-opinion --json`` document or a trial result file). Stored runs are not offered when the run
-    history cannot be read (``history_view.notice`` says so)."""
+    ``assess --second-opinion --json`` document or a trial result file). The shipped pair is chosen first, stored
+    runs or not: two runs picked by position would be two unrelated questions. Stored runs are not offered when the
+    run history cannot be read (``history_view.notice`` says so)."""
     runs = history.entries(st.session_state)
     examples = shipped(samples_dir)
     options = ([SESSION] if runs else []) + ([SHIPPED] if examples else []) + [UPLOAD]
-    kind = st.radio(f"Assessment {side}", options, horizontal=True, key=f"{prefix}.{side}.kind")
+    kind = st.radio(f"Assessment {side}", options, horizontal=True, key=f"{prefix}.{side}.kind",
+                    index=options.index(SHIPPED) if examples else 0)
     if kind == SESSION:
         titles = {entry.number: entry.title for entry in runs}
         numbers = list(reversed(titles))
@@ -60,18 +70,28 @@ def pick(prefix: str, side: str, samples_dir: Path) -> tuple[str, dict[str, Any]
         number = st.selectbox("Run", numbers, index=default, format_func=titles.__getitem__,
                               key=f"{prefix}.{side}.run")
         entry = history.find(st.session_state, number)
-        return (entry.title, entry.assessment.model_dump(mode="json")) if entry is not None else None
+        if entry is None:
+            return None
+        return Picked(entry.title, entry.assessment.model_dump(mode="json"), entry.question)
     if kind == SHIPPED:
         names = list(examples)
         name = st.selectbox("Example", names, index=min(len(names) - 1, 0 if side == "A" else 1),
                             key=f"{prefix}.{side}.example", help="two repeats of one question of the example trial: "
                             "the same inputs, two hand-written replies, each with its strict second opinion")
         path = examples[name]
-        return f"shipped example {name}", _read(str(path), path.stat().st_mtime_ns)
+        data = _read(str(path), path.stat().st_mtime_ns)
+        return Picked(f"shipped example {name}", data, _question(data))
     return _upload(prefix, side)
 
 
-def _upload(prefix: str, side: str) -> tuple[str, dict[str, Any]] | None:
+def _question(data: Any) -> str | None:
+    """The question a printed document's second opinion names (None for a bare assessment)."""
+    opinion = data.get("second_opinion") if isinstance(data, dict) else None
+    question = opinion.get("question") if isinstance(opinion, dict) else None
+    return question if isinstance(question, str) else None
+
+
+def _upload(prefix: str, side: str) -> Picked | None:
     upload = st.file_uploader("Assessment JSON, or a trial result file", type=["json"], key=f"{prefix}.{side}.file")
     if upload is None:
         return None
@@ -87,18 +107,19 @@ def _upload(prefix: str, side: str) -> tuple[str, dict[str, Any]] | None:
                             remedy="upload an assessment JSON (answerlens or PRME) or a trial result file"))
         return None
     if len(found) == 1:
-        return upload.name, found[0].data
+        return Picked(upload.name, found[0].data, _question(found[0].data))
     labels = [_label(item) for item in found]
     index = st.selectbox(f"Assessment in {len(found)} trial samples", range(len(found)),
                          format_func=labels.__getitem__, key=f"{prefix}.{side}.sample")
-    return f"{upload.name} · {labels[index]}", found[index].data
+    return Picked(f"{upload.name} · {labels[index]}", found[index].data, _question(found[index].data))
 
 
 def _label(item: FoundAssessment) -> str:
     return plain(f"{item.question_id} · repeat {item.repeat}") if item.position is not None else "assessment"
 
 
-def identity(comparison: Comparison) -> None:
+def identity(comparison: Comparison, questions: tuple[str | None, str | None]) -> None:
+    st.html(question_html(*questions))
     st.html(identity_html(comparison))
 
 
@@ -111,23 +132,11 @@ def fields(comparison: Comparison) -> None:
 
 
 def requirements(prefix: str, comparison: Comparison) -> None:
-    """The requirement diff: searchable, filterable by status and kind of change, sortable, exported as shown."""
-    number = st.column_config.NumberColumn
-    text = st.column_config.TextColumn
+    """The requirement diff: searchable, filterable by status and kind of change, sorted, exported as shown; drawn
+    as a table that wraps, so a phone shows each requirement with its statuses and no column is cut."""
     filters_view.table(f"{prefix}.requirements", requirements_frame(comparison), REQUIREMENT_SPEC,
-                       noun="requirement", file_stem="compare-requirements", styler=requirements_table,
-                       placeholder="words of a requirement", column_config={
-        "A #": number("A #", help="the requirement's number in A, from 1 (empty: not in A)", format="%d",
-                      width="small"),
-        "B #": number("B #", help="the requirement's number in B, from 1 (empty: not in B)", format="%d",
-                      width="small"),
-        "requirement": text("requirement", width="medium"),
-        "status A": text("status A", help="final status in A"),
-        "status B": text("status B", help="final status in B"),
-        "refs A": text("refs A", help="accepted citations in A"),
-        "refs B": text("refs B", help="accepted citations in B"),
-        "change": text("change", help="same, or any of: added, removed, text, status, citations, explanation"),
-    })
+                       noun="requirement", file_stem="compare-requirements", placeholder="words of a requirement",
+                       draw=lambda visible: st.html(requirements_html(visible)))
 
 
 def second_opinion(prefix: str, diff: OpinionDiff | None) -> None:

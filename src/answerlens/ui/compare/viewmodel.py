@@ -12,13 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from pandas.io.formats.style import Styler
 
 from answerlens.audit import IDENTITY_FIELDS
 from answerlens.html import palette
 from answerlens.html.escape import esc
-from answerlens.html.markup import STATUS_SOLID, cell, notice_html, outcome_cell, table_html
-from answerlens.ui.tables.filters import Facet, TableSpec
+from answerlens.html.markup import cell, notice_html, outcome_cell, status_badge, table_html
+from answerlens.ui.common.filters import Facet, TableSpec
 
 COMPARED_FIELDS = ("verdict", "recommended_action", "provider", "model", *IDENTITY_FIELDS, "evaluation_id",
                    "assessment_sha256", "raw_output_sha256")
@@ -133,6 +132,19 @@ def _row(i: int | None, x: Mapping[str, Any] | None, j: int | None, y: Mapping[s
 # --- what the page shows ------------------------------------------------------------------------------
 
 
+def question_html(a: str | None, b: str | None) -> str:
+    """The question compared: once when both sides asked the same, both when they differ, and a plain word when
+    a side's file holds only the question's hash."""
+    def shown(question: str | None) -> str:
+        return esc(question) if question is not None else "<em>not in this file (only its hash)</em>"
+
+    style = 'style="font-size:1.05rem;margin:2px 0 8px;overflow-wrap:anywhere"'
+    if a is not None and a == b:
+        return f'<div data-question="same" {style}><strong>Question:</strong> {shown(a)}</div>'
+    return (f'<div data-question="differ" {style}><div><strong>Question A:</strong> {shown(a)}</div>'
+            f"<div><strong>Question B:</strong> {shown(b)}</div></div>")
+
+
 def identity_html(comparison: Comparison) -> str:
     """Same inputs? Same validated output? Each as a notice carrying ``data-same-inputs``/``data-same-output``."""
     same_in, same_out = comparison.same_inputs, comparison.same_output
@@ -198,6 +210,38 @@ def _number(index: int | None) -> int | None:
     return None if index is None else index + 1
 
 
+def requirements_html(frame: pd.DataFrame) -> str:
+    """The visible rows of the diff as a table that wraps instead of scrolling: on a phone the requirement and its
+    statuses are on the first screen, and at any width no column is cut. One row per requirement: its numbers in
+    A and B, its text, its status (A → B when they differ), the kind of change and the accepted citations."""
+    rows = []
+    for record in frame.to_dict("records"):
+        numbers = f"{_shown(record['A #'])} → {_shown(record['B #'])}"
+        a, b = record["status A"], record["status B"]
+        status = _status(a) if a == b else f"{_status(a)} → {_status(b)}"
+        change = record["change"]
+        refs_a, refs_b = record["refs A"] or "—", record["refs B"] or "—"
+        rows.append(
+            f'<td class="al-nowrap" data-a="{esc(_shown(record["A #"]))}" data-b="{esc(_shown(record["B #"]))}">'
+            f"{esc(numbers)}</td>"
+            + f'<td class="al-text" style="min-width:9em">{esc(record["requirement"]).replace(chr(10), "<br>")}</td>'
+            + f'<td data-status-a="{esc(a or "")}" data-status-b="{esc(b or "")}">{status}</td>'
+            + _change_badge(change)
+            + cell(refs_a if refs_a == refs_b else f"{refs_a} → {refs_b}", 'class="al-text"'))
+    table = table_html(["A → B #", "requirement", "status", "change", "citations"], rows)
+    return f'<div class="al-scroll" data-requirement-diff="{len(rows)}">{table}</div>'
+
+
+def _shown(number: Any) -> str:
+    return "—" if number is None or pd.isna(number) else str(int(number))
+
+
+def _status(status: Any) -> str:
+    if not isinstance(status, str):
+        return "—"
+    return status_badge(status)
+
+
 REQUIREMENT_SPEC = TableSpec(("requirement",), (
     Facet("Status", ("status A", "status B")),
     Facet("Change", ("change",), separator=","),
@@ -205,27 +249,12 @@ REQUIREMENT_SPEC = TableSpec(("requirement",), (
 """Search the requirement text; keep a status on either side, and kinds of change."""
 
 
-def requirements_table(frame: pd.DataFrame) -> Styler:
-    """The diff (or the rows of it left visible) with the app's status colours, and unchanged rows marked as the
-    outcome cells mark them."""
-    return (frame.style
-            .map(_status_css, subset=["status A", "status B"])
-            .map(_change_css, subset=["change"]))
-
-
-def _status_css(status: Any) -> str:
-    solid = STATUS_SOLID.get(status) if isinstance(status, str) else None
-    return _solid(solid) if solid else ""
-
-
 CHANGED_COLOUR = palette.SOLID["partial"]
-"""A dataframe's cells cannot follow the theme: statuses and changes are white words on a solid colour, which
-reads on a light and on a dark page alike (the palette's badge pairs); unchanged rows stay plain."""
+"""A change is white words on a solid colour (the palette's badge pair, readable in both themes); "same" stays plain."""
 
 
-def _solid(colour: str) -> str:
-    return f"background-color:{colour};color:{palette.SOLID_TEXT};font-weight:600"
-
-
-def _change_css(change: Any) -> str:
-    return "" if change == "same" else _solid(CHANGED_COLOUR)
+def _change_badge(change: str) -> str:
+    if change == "same":
+        return f'<td data-change="{esc(change)}">{esc(change)}</td>'
+    return (f'<td data-change="{esc(change)}"><span class="al-status" style="background-color:{CHANGED_COLOUR};'
+            f'color:{palette.SOLID_TEXT}">{esc(change)}</span></td>')

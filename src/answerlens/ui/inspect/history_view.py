@@ -7,9 +7,10 @@ from pathlib import Path
 
 import streamlit as st
 
+from answerlens.html.markup import plural
 from answerlens.ui.common import history, history_view, sources
+from answerlens.ui.common.filters import badged_frame
 from answerlens.ui.inspect import viewmodel
-from answerlens.ui.tables.filters import badged_frame
 
 SHOWN = "shown"
 """``{prefix}.shown``: (run number, the endpoint it was produced with or opened under; None until the next draw)."""
@@ -68,16 +69,16 @@ def picker(prefix: str, samples_dir: Path) -> history.Entry | None:
         st.session_state[key] = current.number
     titles = viewmodel.history_titles(entries)
     left, middle, right = st.columns([5, 2, 2], vertical_alignment="bottom")
-    left.selectbox(viewmodel.history_label(len(entries)), list(titles), format_func=titles.__getitem__, key=key,
+    label = viewmodel.history_label([entry.number for entry in entries])
+    left.selectbox(label, list(titles), format_func=titles.__getitem__, key=key,
                    on_change=_picked, args=(prefix, key, samples_dir), index=None,
                    placeholder="Reopen a stored run (newest first)",
                    help="Runs are kept on this machine (they survive a reload); the same inputs are one run.")
     middle.page_link("pages/compare.py", label="Compare", icon=":material/compare_arrows:")
     right.button("Clear history", key=f"{prefix}.clear_history", on_click=_clear, args=(prefix,),
                  icon=":material/delete:", help="drop every stored run (for every session of this app)")
-    if len(entries) > 1:
-        with st.expander(f"All {len(entries)} stored runs"):
-            _table(prefix, entries)
+    with st.expander(f"History as a table ({plural(len(entries), 'run')})"):
+        _table(prefix, entries)
     return current
 
 

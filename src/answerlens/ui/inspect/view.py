@@ -16,7 +16,7 @@ from answerlens.config import EvidencePolicy
 from answerlens.explanation import HASH_FIELDS, why
 from answerlens.html import opinion as opinion_html
 from answerlens.html import provenance
-from answerlens.html.highlight import highlight, requirement_rows
+from answerlens.html.highlight import highlight, requirement_rows, uncounted
 from answerlens.html.markup import (
     context_html,
     facts_html,
@@ -24,9 +24,9 @@ from answerlens.html.markup import (
     hashes_html,
     notice_html,
     paragraph_html,
-    requirements_html,
     verdict_html,
 )
+from answerlens.html.requirements import requirements_html
 from answerlens.report import download as report_download
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.ui.common import history, runner
@@ -94,7 +94,7 @@ def _keep(prefix: str, run: runner.Run, source: Source, question: str, answer: s
 def busy(prefix: str) -> bool:
     """Whether a live assessment is running (Assess waits for it, or for Cancel)."""
     running: job.AssessJob | None = st.session_state.get(f"{prefix}.job")
-    return running is not None and running.running
+    return running is not None and running.job.running
 
 
 def progress(prefix: str) -> bool:
@@ -103,7 +103,7 @@ def progress(prefix: str) -> bool:
     current: job.AssessJob | None = st.session_state.get(f"{prefix}.job")
     if current is None:
         return False
-    if current.running:
+    if current.job.running:
         _live(prefix)
         return True
     del st.session_state[f"{prefix}.job"]
@@ -117,11 +117,11 @@ def _live(prefix: str) -> None:
     current: job.AssessJob | None = st.session_state.get(f"{prefix}.job")
     if current is None:
         return
-    if not current.running:
+    if not current.job.running:
         st.rerun()  # the whole page: show the result
     st.html(job.stage_html(current))
-    st.button("Cancel", key=f"{prefix}.cancel", on_click=current.cancel, icon=":material/stop:",
-              disabled=current.cancelled, help="stops the model call; no verdict is produced")
+    st.button("Cancel", key=f"{prefix}.cancel", on_click=current.job.cancel, icon=":material/stop:",
+              disabled=current.job.cancelling, help="stops the model call; no verdict is produced")
 
 
 def show_failure(prefix: str) -> bool:
@@ -213,14 +213,11 @@ def _verdict(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *
     st.html(verdict_html(verdict, action, source=entry.label, note=entry.note, stale=stale, marks=marks,
                          extra=strict or ""))
     st.markdown("**Why**")
-    st.html(paragraph_html(why(a, first=1)))
+    st.html(paragraph_html(why(a, opinion)))
     focus = st.radio("Highlight requirement", viewmodel.focus_options(a), horizontal=True, key=f"{prefix}.focus",
                      format_func=viewmodel.focus_label)
-    rows = requirement_rows(a.requirements)
-    if opinion is not None:
-        for row, item in zip(rows, opinion.requirements, strict=True):
-            row["badge"] = opinion_html.badge_html(item)
-    st.html(requirements_html(rows))
+    badges = [opinion_html.badge_html(item) for item in opinion.requirements] if opinion is not None else None
+    st.html(requirements_html(requirement_rows(a.requirements, entry.context, badges)))
     _selected(a, focus, opinion)
     if opinion is not None:
         note = opinion_html.note_html(opinion.verifier_note)
@@ -255,7 +252,8 @@ def _context(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, f
     cited_only = st.toggle("Cited lines only", key=f"{prefix}.cited_only", help="fold the lines without citations")
     flagged = {index: opinion_html.flags_by_ref_codes(item) for index, item in enumerate(opinion.requirements)} \
         if opinion is not None else None
-    marks = highlight(entry.context, [r.citations for r in a.requirements], only=focus, flagged=flagged)
+    marks = highlight(entry.context, [r.citations for r in a.requirements], only=focus, flagged=flagged,
+                      uncounted=uncounted(a.requirements))
     st.html(opinion_html.legend_html(second_opinion=opinion is not None))
     st.html(viewmodel.context_caption_html(entry, len(marks.lines)))
     if not entry.context:

@@ -14,7 +14,7 @@ import pandas as pd
 from answerlens.assessment import AnswerabilityAssessment, AnswerabilityRequirement
 from answerlens.audit import sha256_text
 from answerlens.citations import Decision
-from answerlens.explanation import reason_text
+from answerlens.explanation import error_text, reason_text
 from answerlens.html.escape import esc
 from answerlens.html.markup import notice_html, paragraph_html, plural
 from answerlens.ui.common import exports
@@ -54,10 +54,10 @@ def context_caption_html(entry: Entry, lines: int) -> str:
 
 
 def citation_errors_html(errors: tuple[str, ...]) -> str | None:
-    """The engine's citation errors, folded; None when there are none."""
+    """The engine's citation errors, folded, each under its 1-based requirement; None when there are none."""
     if not errors:
         return None
-    items = "".join(f"<li><code>{esc(error)}</code></li>" for error in errors)
+    items = "".join(f"<li><code>{esc(error_text(error))}</code></li>" for error in errors)
     return (f'<details><summary>Citation errors ({len(errors)})</summary>'
             f'<ul style="font-size:0.8rem">{items}</ul></details>')
 
@@ -100,8 +100,13 @@ def downloads(a: AnswerabilityAssessment, question: str | None = None,
     return files
 
 
-def history_label(count: int) -> str:
-    return f"History ({plural(count, 'run')})"
+def history_label(numbers: list[int]) -> str:
+    """"History (3 runs)"; with the runs' numbers when they are not 1 to N (the oldest were dropped past the
+    store's caps), so the count never contradicts a run's number."""
+    count = plural(len(numbers), "run")
+    if sorted(numbers) == list(range(1, len(numbers) + 1)):
+        return f"History ({count})"
+    return f"History ({count}: #{min(numbers)}–#{max(numbers)})"
 
 
 def history_titles(entries: list[Entry]) -> dict[int, str]:

@@ -20,6 +20,9 @@ RESUME = ("run the trial again into the same output directory: error samples are
 FRESH = ("a changed setting is another configuration, so start it in a fresh output directory (this one keeps "
          "its samples)")
 TRIAL_REMEDIES = {
+    "preflight": "start the model server (Ollama: ollama serve), pull the model, or correct the base URL or API key "
+                 "in the sidebar, then start the trial again (nothing was written: any output directory will do, "
+                 "the same output directory included)",
     "connection_refused": f"start the model server (Ollama: ollama serve) or correct the base URL, then {RESUME}",
     "connect_timeout": f"check the base URL and that the server is up, then {RESUME}",
     "read_timeout": f"lower the concurrency (a busy server answers late) or raise the timeout; {FRESH}",

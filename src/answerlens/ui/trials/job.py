@@ -1,18 +1,16 @@
-"""A trial running in a background thread, so the page can poll its progress and cancel it (no streamlit).
+"""A trial running as a background job (``ui.common.job``), so the page can poll its progress and cancel it (no
+streamlit here).
 
-The thread owns its own event loop (``asyncio.run``); the page only reads ``progress`` and ``outcome``, and sets
-``cancel``. Cancelling lets in-flight samples finish and keeps every saved sample; rerunning resumes. The run
-goes through ``run_trial``, so through the run folder's lock: a folder the CLI (or another tab) is writing to is
-refused with the holder's pid and start time.
+Cancelling lets in-flight samples finish and keeps every saved sample; rerunning resumes. The run goes through
+``run_trial``, so through the run folder's lock: a folder the CLI (or another tab) is writing to is refused with
+the holder's pid and start time. Whatever the run raises is worded here, in the job, as a ``Failure``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from answerlens.config import AnswerabilityConfig
@@ -20,28 +18,22 @@ from answerlens.errors import AnswerabilityError, AnswerlensError, DatasetError,
 from answerlens.trials import limits
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.runner import Progress, TrialOutcome, run_trial
+from answerlens.ui.common import job as background
+from answerlens.ui.common.job import Job
 from answerlens.ui.common.runner import Failure
 from answerlens.ui.trials.errors import trial_message, trial_remedy
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrialJob:
+    """What was started, and the job running it; the job's result is the outcome or the failure to show."""
+
     dataset: Dataset
-    config: AnswerabilityConfig
     out: Path
     repeats: int
-    concurrency: int
-    cancel: threading.Event = field(default_factory=threading.Event)
-    progress: Progress | None = None
-    outcome: TrialOutcome | None = None
-    failure: Failure | None = None
-    started: float = field(default_factory=time.monotonic)
-    finished: float | None = None
-    _thread: threading.Thread | None = field(default=None, repr=False)
-    _changed: threading.Condition = field(default_factory=threading.Condition, repr=False)
-    """Notified at every saved sample and when the run ends."""
+    job: Job[Progress, TrialOutcome | Failure]
 
     @property
     def total(self) -> int:
@@ -49,56 +41,17 @@ class TrialJob:
         return len(self.dataset.cases) * self.repeats
 
     @property
-    def running(self) -> bool:
-        """Started and not ended; ``outcome`` or ``failure`` is set before this turns False."""
-        return self._thread is not None and self.finished is None
+    def outcome(self) -> TrialOutcome | None:
+        return self.job.result if isinstance(self.job.result, TrialOutcome) else None
 
     @property
-    def seconds(self) -> float:
-        return (self.finished or time.monotonic()) - self.started
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until the run ends (tests and shutdown); True when it has."""
-        if self._thread is not None:
-            self._thread.join(timeout)
-        return self._thread is None or not self._thread.is_alive()
+    def failure(self) -> Failure | None:
+        return self.job.result if isinstance(self.job.result, Failure) else None
 
     def wait_for_samples(self, count: int, timeout: float | None = None) -> bool:
         """Block until ``count`` new samples are saved or the run ends, whichever is first; True when one has."""
-        with self._changed:
-            return self._changed.wait_for(
-                lambda: self.finished is not None or (self.progress is not None and self.progress.done >= count),
-                timeout)
-
-    def _run(self) -> None:
-        try:
-            limits.check_counts(repeats=self.repeats, concurrency=self.concurrency)
-            limits.check_samples(len(self.dataset.cases), self.repeats)
-        except TrialError as exc:
-            self._fail(Failure("The trial settings are out of bounds", str(exc), "lower the repeats or the "
-                               "concurrency", "settings"))
-            return
-        try:
-            self.outcome = asyncio.run(run_trial(
-                self.dataset, self.config, repeats=self.repeats, out=self.out, concurrency=self.concurrency,
-                progress=self._record, cancel=self.cancel))
-        except Exception as exc:  # noqa: BLE001 - the page must show a message, never a traceback
-            self.failure = failure_for(exc)
-        finally:
-            with self._changed:
-                self.finished = time.monotonic()
-                self._changed.notify_all()
-
-    def _fail(self, failure: Failure) -> None:
-        with self._changed:
-            self.failure = failure
-            self.finished = time.monotonic()
-            self._changed.notify_all()
-
-    def _record(self, progress: Progress) -> None:
-        with self._changed:
-            self.progress = progress
-            self._changed.notify_all()
+        return self.job.wait_for(lambda job: job.progress is not None and job.progress.done >= count,
+                                 timeout) or not self.job.running
 
 
 NOT_STARTED = "The trial did not start"
@@ -115,8 +68,8 @@ def failure_for(exc: Exception) -> Failure:
         return Failure("Another run is writing to this output directory", str(exc),
                        "wait for it to finish, or choose another output directory", "trial")
     if isinstance(exc, AnswerabilityError) and exc.kind == "preflight":  # refused before any sample
-        return Failure("The endpoint cannot serve this trial", trial_message(str(exc)),
-                       trial_remedy(exc.kind) if exc.remedy is None else exc.remedy, "endpoint")
+        return Failure("The endpoint cannot serve this trial", trial_message(exc.detail), trial_remedy(exc.kind),
+                       "endpoint")
     if isinstance(exc, TrialError):
         return Failure(NOT_STARTED, str(exc), remedy or "fix what the message names; for a folder that holds "
                        "another run, choose a fresh output directory or open it under “Open a result”", "trial")
@@ -135,8 +88,19 @@ def failure_for(exc: Exception) -> Failure:
 
 
 def start(dataset: Dataset, config: AnswerabilityConfig, *, out: Path, repeats: int, concurrency: int) -> TrialJob:
-    """Start the run in a daemon thread and return at once."""
-    job = TrialJob(dataset=dataset, config=config, out=out, repeats=repeats, concurrency=concurrency)
-    job._thread = threading.Thread(target=job._run, name=f"answerlens-trial-{out.name}", daemon=True)
-    job._thread.start()
-    return job
+    """Start the run in the background and return at once."""
+
+    async def work(report: background.Report[Progress], cancel: threading.Event) -> TrialOutcome | Failure:
+        try:
+            limits.check_counts(repeats=repeats, concurrency=concurrency)
+            limits.check_samples(len(dataset.cases), repeats)
+        except TrialError as exc:
+            return Failure("The trial settings are out of bounds", str(exc), "lower the repeats or the concurrency",
+                           "settings")
+        try:
+            return await run_trial(dataset, config, repeats=repeats, out=out, concurrency=concurrency,
+                                   progress=report, cancel=cancel)
+        except Exception as exc:  # noqa: BLE001 - the page must show a message, never a traceback
+            return failure_for(exc)
+
+    return TrialJob(dataset, out, repeats, background.start(work, name=f"trial-{out.name}"))

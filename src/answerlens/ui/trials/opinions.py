@@ -17,9 +17,9 @@ from pydantic import ValidationError
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.html.trial_rows import Stat, counted, rate
 from answerlens.records import MemoryBundle
-from answerlens.second_opinion import count_opinions, second_opinion_for
-from answerlens.second_opinion.counts import Label, OpinionCounts
+from answerlens.second_opinion.counts import Label, OpinionCounts, count_opinions
 from answerlens.second_opinion.models import SecondOpinion
+from answerlens.second_opinion.opinion import second_opinion_for
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.log import AnswerLabel, AnySample, QuestionLabel, TrialSample
 from answerlens.trials.result import TrialResult

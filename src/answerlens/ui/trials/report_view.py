@@ -1,5 +1,8 @@
 """The Trials page's report: how the run ended, the summary numbers, the gates, the charts, the grouped errors,
-the second opinion, the tables (searched, filtered, exported as shown) and one sample at a time."""
+the second opinion, the tables (searched, filtered, exported as shown) and one sample at a time (``sample_view``).
+
+The numbers are metric cards: short labels that fit whole, the details in the help, and a note under any value
+that rests on too few samples to rate."""
 
 from __future__ import annotations
 
@@ -11,17 +14,20 @@ import streamlit as st
 from answerlens.html import trial_rows as trial_results
 from answerlens.html.escape import esc
 from answerlens.html.markup import cell, notice_html, outcome_cell, table_html
-from answerlens.html.trial_rows import QuestionRow, SampleRef
+from answerlens.html.trial_rows import QuestionRow, SampleRef, Stat
 from answerlens.report import download as report_download
+from answerlens.second_opinion.models import SecondOpinion
 from answerlens.trials.failures import ErrorGroup, group_errors
 from answerlens.trials.gates import GateReport
 from answerlens.trials.log import ResultKind
-from answerlens.ui.tables import filters_view
+from answerlens.trials.result import TrialResult
+from answerlens.ui.common import filters_view
 from answerlens.ui.trials import charts as trial_charts
-from answerlens.ui.trials import numbers_view, opinions_view, runstate, sample_view
+from answerlens.ui.trials import opinions, runstate, sample_view
 from answerlens.ui.trials import tables as trial_tables
 from answerlens.ui.trials.errors import trial_message, trial_remedy, where
 from answerlens.ui.trials.run_view import Shown
+from answerlens.ui.trials.sources import run_dataset
 
 
 def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
@@ -42,12 +48,12 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
                        icon=":material/description:")
     for notice in runstate.result_notices(result, groups):
         st.html(f'<div data-run-state="{esc(notice.kind)}">'
-                f"{notice_html(notice.kind, notice.title, notice.detail, notice.remedy)}</div>")
-    numbers_view.numbers(trial_results.stats(result))
+                f"{notice.html()}</div>")
+    numbers(trial_results.stats(result))
     _gates(result.kind, result.quality_gates)
     _charts(prefix, rows, refs)
     _errors(groups)
-    opinions_view.section(prefix, shown, cwd)
+    opinions_section(prefix, shown, cwd)
     _tables(prefix, shown, rows, refs)
     sample_view.sample(prefix, shown, refs, samples_dir, cwd)
 
@@ -131,3 +137,62 @@ def _tables(prefix: str, shown: Shown, rows: Sequence[QuestionRow], refs: Sequen
             "latency ms": number("latency ms", format="%.0f",
                                  help="answerlens runs only: the whole call, retries included"),
         })
+
+
+PER_ROW = 3
+"""Three cards a row: their labels fit whole at 1280 px with the sidebar open (a phone stacks them)."""
+
+
+def numbers(stats: Sequence[Stat], per_row: int = PER_ROW) -> None:
+    for start in range(0, len(stats), per_row):
+        columns = st.columns(per_row)
+        for column, stat in zip(columns, stats[start:start + per_row], strict=False):
+            column.metric(stat.label, stat.value, delta=stat.note, delta_color="orange", delta_arrow="off",
+                          help=stat.help, border=True)
+
+
+CACHE_KEY = "trials.opinions"
+"""Session cache of computed opinions: (id of the result shown, its opinions by sample position)."""
+
+
+def opinions_section(prefix: str, shown: Shown, cwd: Path) -> None:
+    """Per run: requirements flagged, verifier agreement and the unsafe answers the second opinion would have
+    caught, as numbers and a chart; or why the run has none."""
+    st.subheader("Second opinion")
+    summary = _summary(shown, cwd)
+    if isinstance(summary, str):
+        st.html(f'<div data-second-opinion="none">{notice_html("info", "No second opinion for this run", summary)}'
+                "</div>")
+        return
+    st.html(f'<div class="al-muted" data-second-opinion="{esc(summary.counts.assessments)}">'
+            f"{esc(opinions.coverage(summary))}</div>")
+    numbers(opinions.stats(summary), per_row=2)
+    st.plotly_chart(trial_charts.second_opinion(summary.counts), key=f"{prefix}.chart.opinions",
+                    config={"displaylogo": False})
+
+
+def _summary(shown: Shown, cwd: Path) -> opinions.OpinionSummary | str:
+    """The stored opinions, else flags computed from the run's dataset; or why there is neither."""
+    result = shown.result
+    stored = opinions.summarize(opinions.triples(result.samples), opinions.STORED)
+    if stored is not None:
+        return stored
+    if shown.dataset is None:
+        shown.dataset = run_dataset(result, cwd)
+    if isinstance(shown.dataset, str):
+        return (f"the samples carry none, and the flags cannot be computed here: {shown.dataset} "
+                "(a run of answerlens trial --second-opinion stores one with every sample)")
+    computed = opinions.summarize(opinions.triples(result.samples, _computed(result, shown)),
+                                  opinions.COMPUTED)
+    return computed if computed is not None else "no assessed sample could be checked against the run's dataset"
+
+
+def _computed(result: TrialResult, shown: Shown) -> dict[int, SecondOpinion]:
+    """Computed once per result shown in this session (a fraction of a second for the example's 64 samples)."""
+    cached = st.session_state.get(CACHE_KEY)
+    if cached is not None and cached[0] is result:
+        return cached[1]
+    assert shown.dataset is not None and not isinstance(shown.dataset, str)
+    found = opinions.compute_opinions(result, shown.dataset)
+    st.session_state[CACHE_KEY] = (result, found)
+    return found

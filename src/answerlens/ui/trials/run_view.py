@@ -131,7 +131,7 @@ def settings(prefix: str, picked: Picked | None, cwd: Path) -> tuple[int, int, s
 def run_button(prefix: str, picked: Picked | None, choice: Choice, repeats: int, concurrency: int, out: str,
                cwd: Path) -> None:
     job: TrialJob | None = st.session_state.get(f"{prefix}.job")
-    busy = job is not None and job.running
+    busy = job is not None and job.job.running
     why = ("a trial is running" if busy else "choose a dataset" if picked is None
            else "set the endpoint in the sidebar" if choice.config is None else None)
     if not st.button("Run trial", type="primary", key=f"{prefix}.run", disabled=why is not None, help=why):
@@ -155,7 +155,7 @@ def progress(prefix: str) -> None:
     job: TrialJob | None = st.session_state.get(f"{prefix}.job")
     if job is None:
         return
-    if job.running:
+    if job.job.running:
         _live(prefix)
         return
     _ended(prefix, job)
@@ -166,22 +166,23 @@ def _live(prefix: str) -> None:
     job: TrialJob | None = st.session_state.get(f"{prefix}.job")
     if job is None:
         return
-    if not job.running:
+    if not job.job.running:
         st.rerun()  # the whole page: show how it ended
-    done, total = (job.progress.done, job.progress.total) if job.progress else (0, job.total)
+    step = job.job.progress
+    done, total = (step.done, step.total) if step else (0, job.total)
     st.progress(done / total if total else 0.0)
-    if job.progress is None:
-        line = f"starting · {job.total} samples in all (saved ones are reused) · {job.seconds:.0f} s"
+    if step is None:
+        line = f"starting · {job.total} samples in all (saved ones are reused) · {job.job.seconds:.0f} s"
     else:
-        p = job.progress
+        p = step
         eta = f"{p.eta:.0f} s" if p.eta is not None else "?"
         line = (f"{p.done} / {p.total} samples · {p.rate:.2f}/s · ETA {eta} · {counted(p.errors, 'error')} · "
                 f"last: {p.last}")
-    if job.cancel.is_set():
+    if job.job.cancelling:
         line = "cancelling: waiting for the samples in flight · " + line
     st.html(f'<div class="al-muted" data-trial-progress="{done}/{total}">{esc(line)}</div>')
-    st.button("Cancel", key=f"{prefix}.cancel", on_click=job.cancel.set, icon=":material/stop:",
-              disabled=job.cancel.is_set(), help="finished samples are kept; Run again resumes")
+    st.button("Cancel", key=f"{prefix}.cancel", on_click=job.job.cancel, icon=":material/stop:",
+              disabled=job.job.cancelling, help="finished samples are kept; Run again resumes")
 
 
 def _ended(prefix: str, job: TrialJob) -> None:
@@ -192,8 +193,8 @@ def _ended(prefix: str, job: TrialJob) -> None:
         return
     outcome = job.outcome
     assert outcome is not None
-    notice = outcome_notice(outcome, job.out, job.seconds)
-    st.html(notice_html(notice.kind, notice.title, notice.detail, notice.remedy))
+    notice = outcome_notice(outcome, job.out, job.job.seconds)
+    st.html(notice.html())
     if st.session_state.get(f"{prefix}.shown_job") != id(job):
         st.session_state[f"{prefix}.shown_job"] = id(job)
         try:  # a finished run's result is in hand; a cancelled one is read from the samples saved so far

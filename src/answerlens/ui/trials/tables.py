@@ -12,7 +12,7 @@ import pandas as pd
 
 from answerlens.html.trial_rows import QuestionRow, SampleRef
 from answerlens.trials.result import TrialResult
-from answerlens.ui.tables.filters import Facet, TableSpec, csv_text
+from answerlens.ui.common.filters import Facet, TableSpec, csv_text
 
 __all__ = ["QUESTION_COLUMNS", "QUESTION_SPEC", "SAMPLE_COLUMNS", "SAMPLE_SPEC", "csv_text", "question_texts",
            "questions", "samples"]

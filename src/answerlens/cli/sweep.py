@@ -1,0 +1,141 @@
+"""``answerlens sweep``: one question over one bundle at a grid of packing settings (formats × token budgets),
+each cell assessed ``--repeats`` times through the trial engine (resumable); prints the grid and what changed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from answerlens.cli.common import EXIT_OK, EXIT_PROVIDER, UsageError, add_provider_options, config_from, fail
+
+if TYPE_CHECKING:
+    from answerlens.sweeps.result import SweepResult
+    from answerlens.sweeps.run import SweepOutcome
+
+FORMAT_CHOICES = ("reader_cited", "reader_plain", "auditable", "compact")
+"""``SweepFormat``'s values (a test pins them)."""
+
+
+def add_commands(commands: Any) -> None:
+    sweep = commands.add_parser("sweep", help="assess one question at a grid of packing settings (resumable)")
+    sweep.add_argument("bundle", help="bundle or sample JSON file")
+    sweep.add_argument("-q", "--question", help="the question (default: the sample's question)")
+    sweep.add_argument("--answer", help="a draft answer to check claim by claim (default: the sample's)")
+    sweep.add_argument("--format", action="append", default=[], choices=FORMAT_CHOICES, dest="formats",
+                       help="a packing format (repeatable; default: every format)")
+    sweep.add_argument("--budget", action="append", default=[], dest="budgets", metavar="B",
+                       help="'packed', a token count, or NN%% of the packed context's tokens (repeatable; "
+                       "default: packed)")
+    sweep.add_argument("--repeats", type=int, default=3, help="repeats per cell (1–1,000)")
+    sweep.add_argument("--concurrency", type=int, default=4, help="requests in flight per endpoint (1–256)")
+    sweep.add_argument("--out", type=Path, required=True, help="sweep directory (rerun the same command to resume)")
+    sweep.add_argument("--fail-fast", action="store_true", help="stop at the first provider failure")
+    sweep.add_argument("--early-stop", type=int, default=5, metavar="N",
+                       help="stop when the first N calls all fail with the same kind of error (default 5; 0: never)")
+    sweep.add_argument("--no-preflight", action="store_true",
+                       help="start without first asking each endpoint whether it is up and has the model")
+    sweep.add_argument("--endpoint", action="append", default=[], metavar="URL",
+                       help="a replica of the model server (repeatable), each with --concurrency")
+    sweep.add_argument("--endpoints", type=Path, metavar="FILE", help="replicas, one base URL a line")
+    sweep.add_argument("--second-opinion", action="store_true", help="a second opinion on every assessed sample")
+    sweep.add_argument("--evidence-policy", choices=["standard", "strict"],
+                       help="strict (implies --second-opinion; enters the configuration hash)")
+    sweep.add_argument("--nli-model-dir", type=Path, help="local ONNX NLI model folder for the second opinion")
+    add_provider_options(sweep, ["ollama", "openai", "llamacpp"])
+    sweep.set_defaults(handler=run)
+
+    show = commands.add_parser("sweep-report", help="print a sweep's grid and what changed (no model call)")
+    show.add_argument("sweep", type=Path, help="a sweep directory (finished or not) or its result.json")
+    show.set_defaults(handler=run_show)
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from answerlens.sweeps.reader import read_recorded, recompute
+    from answerlens.sweeps.view import labels_of
+
+    recorded = read_recorded(args.sweep)
+    print("\n".join(grid_lines(recompute(recorded)[0], labels_of(recorded.bundle))))
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from answerlens.cli.common import read_source
+    from answerlens.cli.trial import _endpoints, _print_progress, _second_opinion
+    from answerlens.loading import load_bundle
+    from answerlens.sweeps.run import run_sweep
+    from answerlens.sweeps.settings import grid
+    from answerlens.trials import limits
+
+    endpoints = _endpoints(args)
+    limits.check_counts(repeats=args.repeats, concurrency=args.concurrency, endpoints=max(len(endpoints), 1),
+                        early_stop=args.early_stop)
+    try:
+        settings = grid(args.formats, args.budgets)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    data, sample = read_source(args.bundle)
+    bundle = load_bundle(data, name=args.bundle)
+    question = args.question or (sample.question if sample else None)
+    if not question:
+        raise UsageError("a question is needed: pass -q QUESTION")
+    answer = args.answer if args.answer is not None else (sample.answer if sample and not args.question else None)
+    if endpoints and not args.base_url:
+        args.base_url = endpoints[0]
+    config = config_from(args)
+    print(f"{args.bundle}: {len(settings)} cells x {args.repeats} repeats at concurrency {args.concurrency} -> "
+          f"{args.out}", file=sys.stderr)
+    try:
+        outcome = asyncio.run(run_sweep(question, bundle, config, out=args.out, formats=args.formats,
+                                        budgets=args.budgets, answer=answer, repeats=args.repeats,
+                                        concurrency=args.concurrency, progress=_print_progress, endpoints=endpoints,
+                                        preflight=not args.no_preflight, early_stop=args.early_stop,
+                                        second_opinion=_second_opinion(args), bundle_name=args.bundle))
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return fail(130, f"interrupted; finished samples are saved in {args.out} — rerun the same command to resume")
+    print(file=sys.stderr)
+    return _finished(args, outcome, bundle)
+
+
+def _finished(args: argparse.Namespace, outcome: SweepOutcome, bundle: Any) -> int:
+    for warning in outcome.warnings:
+        print(f"answerlens: warning: {warning}", file=sys.stderr)
+    if outcome.stopped is not None:
+        return fail(EXIT_PROVIDER, f"stopped early: {outcome.stopped.text}; {outcome.new_samples} sample(s) saved "
+                    f"in {args.out}; fix the cause and rerun the same command to resume")
+    if outcome.result is None:
+        return fail(EXIT_PROVIDER, f"stopped at the first provider failure (--fail-fast); {outcome.new_samples} "
+                    f"new sample(s) saved in {args.out}; rerun to resume")
+    print(f"{outcome.new_samples} new, {outcome.reused_samples} resumed, {outcome.errors} error sample(s); "
+          f"result: {outcome.result_path}", file=sys.stderr)
+    from answerlens.loading import load_bundle
+    from answerlens.sweeps.view import labels_of
+
+    print("\n".join(grid_lines(outcome.result, labels_of(load_bundle(bundle)))))
+    return EXIT_OK
+
+
+def grid_lines(result: SweepResult, labels: dict[str, str] | None = None) -> list[str]:
+    """The grid as text: a row per format, a column per budget; then every change and why."""
+    from answerlens.sweeps.view import cell_text, change_text, columns
+
+    budgets = columns(result)
+    formats = list(dict.fromkeys(cell.format for cell in result.cells))
+    table = [["format", *budgets]]
+    for fmt in formats:
+        table.append([fmt, *(cell_text(result, fmt, budget) for budget in budgets)])
+    widths = [max(len(row[index]) for row in table) for index in range(len(table[0]))]
+    lines = ["  ".join(text.ljust(width) for text, width in zip(row, widths, strict=True)).rstrip() for row in table]
+    lines += [f"  {index}. {note}" for index, note in enumerate(_notes(result), start=1)]
+    lines += ["changes:" if result.changes else "changes: none (every format keeps its action at every budget)"]
+    lines += [f"  {change_text(result, change, labels)}" for change in result.changes]
+    return lines
+
+
+def _notes(result: SweepResult) -> list[str]:
+    reasons = list(dict.fromkeys(cell.reason for cell in result.cells if cell.reason))
+    return [f"not assessed: {reason}" for reason in reasons]

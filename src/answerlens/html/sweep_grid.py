@@ -1,0 +1,95 @@
+"""A sweep's grid as HTML (pure): formats × budgets, each cell coloured by its most frequent action with the
+palette's verdict tones, its stability and cut in words; the legend; the changes. The report and the app's
+Packing page draw the same markup."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from answerlens.html.escape import esc
+from answerlens.sweeps.result import SweepCell, SweepResult
+from answerlens.sweeps.settings import SweepFormat
+from answerlens.sweeps.view import SHORT, change_text, columns, find, setting_text
+
+TONES = {"answer": "answerable", "answer_partially": "partial", "abstain": "insufficient",
+         "surface_conflict": "conflicting"}
+"""Action -> the palette's verdict tone (the verdict each action follows from)."""
+LEGEND = (("answer", "answer"), ("answer_partially", "answer partially"), ("abstain", "abstain"),
+          ("surface_conflict", "surface conflict"))
+
+
+def cell_html(index: int, cell: SweepCell, link: Callable[[int], str | None] | None) -> str:
+    total = len(cell.records_kept) + len(cell.records_cut)
+    cut = f"{len(cell.records_kept)}/{total} records · {cell.tokens_used:,} tokens"
+    attrs = f'data-cell="{index}" data-format="{esc(cell.format)}" data-budget="{esc(cell.budget)}"'
+    if not cell.assessable:
+        body = (f'<div class="al-act">not assessed</div><div class="al-sub">{esc(cut)}</div>'
+                f'<div class="al-sub">{esc(_short_reason(cell.reason or ""))}</div>')
+        return f'<td class="al-na" {attrs} data-action="none" title="{esc(cell.reason or "")}">{body}</td>'
+    action = cell.action
+    tone = TONES[action.value] if action is not None else "conflicting"
+    word = SHORT[action.value] if action is not None else "error"
+    count = cell.actions.get(action.value, 0) if action is not None else cell.errors
+    stability = "stable" if cell.stable else "unstable"
+    stable_css = "" if cell.stable else ' class="al-unstable"'
+    body = (f'<div class="al-act">{esc(word)} {count}/{len(cell.samples)}</div>'
+            f'<div class="al-sub"><span{stable_css}>{stability}</span>'
+            f'{" · " + str(cell.errors) + " error(s)" if cell.errors and action is not None else ""}</div>'
+            f'<div class="al-sub">{esc(cut)}</div>')
+    href = link(index) if link is not None else None
+    if href is not None:
+        body = f'<a href="{esc(href)}" target="_self">{body}</a>'
+    style = f"background-color:var(--al-soft-{tone});box-shadow:inset 4px 0 0 var(--al-edge-{tone})"
+    shown = action.value if action else "error"
+    return (f'<td {attrs} data-action="{esc(shown)}" data-stable="{str(cell.stable).lower()}" style="{style}">'
+            f"{body}</td>")
+
+
+def _short_reason(reason: str) -> str:
+    return reason.split(" (", 1)[0].split(":", 1)[0]
+
+
+def grid_html(result: SweepResult, *, link: Callable[[int], str | None] | None = None) -> str:
+    """The grid: a row per format, a column per budget; ``link(index)`` makes each assessed cell a link."""
+    budgets = columns(result)
+    head = "".join(f"<th>{esc(budget)}</th>" for budget in budgets)
+    rows = []
+    for fmt in dict.fromkeys(cell.format for cell in result.cells):
+        cells = []
+        for budget in budgets:
+            found = find(result, fmt, budget)
+            cells.append(cell_html(found[0], found[1], link) if found else "<td></td>")
+        rows.append(f"<tr><th>{esc(SweepFormat(fmt).label)}</th>{''.join(cells)}</tr>")
+    table = f"<table><thead><tr><th>format \\ budget</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return f'<div class="al-sweep" role="region" aria-label="sweep grid">{table}</div>{legend_html()}'
+
+
+def legend_html() -> str:
+    items = [f'<span><i style="background-color:var(--al-soft-{TONES[key]});box-shadow:inset 4px 0 0 '
+             f'var(--al-edge-{TONES[key]})"></i>{esc(label)}</span>' for key, label in LEGEND]
+    items.append('<span><i style="border-style:dashed"></i>not assessed</span>')
+    items.append("<span>n/m: repeats with that action · unstable: repeats disagree</span>")
+    return f'<div class="al-legend" data-legend="sweep">{"".join(items)}</div>'
+
+
+def changes_html(result: SweepResult, labels: Mapping[str, str] | None = None) -> str:
+    if not result.changes:
+        return '<p class="al-muted">No change: every format keeps its action at every budget.</p>'
+    items = "".join(f'<li data-change="{index}">{esc(change_text(result, change, labels))}</li>'
+                    for index, change in enumerate(result.changes))
+    return f'<ol class="al-why">{items}</ol>'
+
+
+def detail_rows(result: SweepResult) -> list[list[str]]:
+    """Per cell, as text: setting, tokens, records kept/cut, actions, verdicts, stability, latency, reason."""
+    rows = []
+    for cell in result.cells:
+        rows.append([setting_text(cell), f"{cell.tokens_used:,}" + (f" of {cell.budget_tokens:,}"
+                                                                     if cell.budget_tokens is not None else ""),
+                     f"{len(cell.records_kept)} kept, {len(cell.records_cut)} cut",
+                     ", ".join(f"{name} {count}" for name, count in cell.actions.items()) or "—",
+                     ", ".join(f"{name} {count}" for name, count in cell.verdicts.items()) or "—",
+                     ("stable" if cell.stable else "unstable") if cell.assessable else "—",
+                     f"{cell.latency_ms:,.0f} ms" if cell.latency_ms is not None else "—",
+                     cell.reason or ""])
+    return rows

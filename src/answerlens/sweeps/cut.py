@@ -1,0 +1,173 @@
+"""Where a budget cuts a bundle: the records kept in packed order while the re-rendered context fits (pure).
+
+Labels (``mN``) are the full bundle's, so a record keeps its label whatever the budget. Tokens are counted as
+PRME counts them (``answerlens.tokens``: ``cl100k_base`` over the whole rendered context).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass
+from uuid import UUID
+
+from answerlens.records import Candidate, ContextFormat, MemoryBundle
+from answerlens.render import context_header, reference_labels, render_bundle, render_record
+from answerlens.sweeps.settings import Setting, SweepFormat, budget_tokens
+from answerlens.tokens import token_count
+
+
+@dataclass(frozen=True)
+class CellContext:
+    """One setting applied to a bundle: the context a cell's samples are assessed over, or why there is none."""
+
+    setting: Setting
+    budget_tokens: int | None
+    """The tokens the budget allows; None for ``packed``."""
+    bundle: MemoryBundle
+    """The re-rendered bundle (its ``rendered_context`` is what the model is sent)."""
+    kept: tuple[UUID, ...]
+    cut: tuple[UUID, ...]
+    tokens_used: int
+    reason: str | None = None
+    """Why this cell cannot be assessed (None when it can)."""
+
+    @property
+    def assessable(self) -> bool:
+        return self.reason is None
+
+
+def packed_tokens(bundle: MemoryBundle) -> int:
+    """The packed context's tokens, as PRME counts them: what a percentage budget is a percentage of."""
+    return token_count(bundle.render())[0]
+
+
+def is_as_packed(bundle: MemoryBundle, fmt: SweepFormat) -> bool:
+    """Whether ``fmt`` is the format the bundle was packed in (reader: with the same citation setting)."""
+    if fmt.context_format != bundle.context_format:
+        return False
+    return fmt.context_format != ContextFormat.READER or fmt.citations == bool(bundle.context_references)
+
+
+class Renderings:
+    """One bundle's renderings in one format by how many records they keep (each made once), and the per-line
+    estimate that says where a budget falls: shared by the cells of that format."""
+
+    def __init__(self, bundle: MemoryBundle, fmt: SweepFormat) -> None:
+        self.bundle, self.fmt = bundle, fmt
+        self.labels = {label: record_id for record_id, label in reference_labels(bundle).items()}
+        self._made: dict[int, MemoryBundle] = {}
+        self._estimates: list[int] | None = None
+
+    def first(self, count: int) -> MemoryBundle:
+        if count not in self._made:
+            self._made[count] = _render_first(self.bundle, self.fmt, count, self.labels)
+        return self._made[count]
+
+    @property
+    def estimates(self) -> list[int]:
+        if self._estimates is None:
+            self._estimates = _estimates(self.bundle, self.fmt, self.labels)
+        return self._estimates
+
+
+def cell_context(bundle: MemoryBundle, setting: Setting, packed: int | None = None,
+                 renderings: Renderings | None = None) -> CellContext:
+    """The context of ``setting`` over ``bundle``. ``packed`` is ``packed_tokens(bundle)`` (computed when None);
+    ``renderings`` (of the setting's format) is shared by the cells of one format."""
+    order = [candidate.node.id for _, candidate in bundle.candidates()]
+    limit = budget_tokens(setting.budget, packed_tokens(bundle) if packed is None else packed)
+    if limit is None and is_as_packed(bundle, setting.format):
+        kept, rendered = len(order), bundle  # the bundle as packed: exactly what the packer produced
+    else:
+        kept, rendered = _fit(renderings or Renderings(bundle, setting.format), limit)
+    tokens = rendered.tokens_used if rendered is not bundle else token_count(bundle.render())[0]
+    return CellContext(setting=setting, budget_tokens=limit, bundle=rendered, kept=tuple(order[:kept]),
+                       cut=tuple(order[kept:]), tokens_used=tokens,
+                       reason=_reason(rendered, kept, len(order), limit, setting))
+
+
+def _fit(renderings: Renderings, limit: int | None) -> tuple[int, MemoryBundle]:
+    """The most records (a prefix in packed order) whose whole rendering counts at most ``limit`` tokens.
+
+    Every answer is an exact count of a real rendering; a per-line estimate, scaled to the exact count of the
+    whole, only says where to look first, and exact renderings gallop out from there to bracket the answer and
+    bisect the bracket: a 2,000-record bundle costs a handful of renderings per budget, not a bisection of all."""
+    total, render = renderings.bundle.record_count, renderings.first
+    full = render(total)
+    if limit is None or full.tokens_used <= limit:
+        return total, full
+    estimates = renderings.estimates
+    scale = full.tokens_used / estimates[-1] if estimates[-1] else 1.0
+    start = max(0, min(total - 1, bisect_right([value * scale for value in estimates], limit) - 1))
+    low, high = _bracket(lambda count: render(count).tokens_used <= limit, start, total)
+    if low is None:
+        return 0, render(0)  # not even the notice and header fit: nothing is kept
+    while high - low > 1:  # render(low) fits, render(high) does not
+        middle = (low + high) // 2
+        low, high = (middle, high) if render(middle).tokens_used <= limit else (low, middle)
+    return low, render(low)
+
+
+def _bracket(fits: Callable[[int], bool], start: int, total: int) -> tuple[int | None, int]:
+    """(a count that fits, a larger one that does not), galloping from ``start``; ``total`` does not fit."""
+    step = 1
+    if fits(start):
+        low, high = start, min(start + step, total)
+        while high < total and fits(high):
+            low, step = high, step * 2
+            high = min(low + step, total)
+        return low, high
+    high = start
+    while high > 0:
+        low = max(high - step, 0)
+        if fits(low):
+            return low, high
+        high, step = low, step * 2
+    return None, 0
+
+
+def _estimates(bundle: MemoryBundle, fmt: SweepFormat, labels: dict[str, UUID]) -> list[int]:
+    """For k = 0..n records, about the tokens of their rendering: the notice, guidance and full header, plus
+    each section line and record line as counted alone, plus one per line break (non-decreasing)."""
+    cited = fmt.context_format == ContextFormat.COMPACT or fmt.citations
+    by_id = {record_id: label for label, record_id in labels.items()} if cited else None
+    head = [text for text in (bundle.coverage_notice, bundle.context_guidance) if text]
+    head.append(context_header(bundle.sections, fmt.context_format, cited=cited))
+    running = sum(_count(line) + 1 for line in head)
+    found = [0]
+    for name, candidates in bundle.sections.items():
+        running += _count(f"[{name}]") + 1
+        for candidate in candidates:
+            running += _count(render_record(candidate, context_format=fmt.context_format, labels=by_id)) + 1
+            found.append(running)
+    return found
+
+
+def _count(text: str) -> int:
+    return token_count(text)[0]
+
+
+def _render_first(bundle: MemoryBundle, fmt: SweepFormat, count: int, labels: dict[str, UUID]) -> MemoryBundle:
+    sections: dict[str, tuple[Candidate, ...]] = {}
+    left = count
+    for name, candidates in bundle.sections.items():
+        if left <= 0:
+            break
+        sections[name] = candidates[:left]
+        left -= len(sections[name])
+    trimmed = bundle.model_copy(update={"sections": sections, "context_references": labels})
+    return render_bundle(trimmed, fmt.context_format, context_citations=fmt.citations)
+
+
+def _reason(rendered: MemoryBundle, kept: int, total: int, limit: int | None, setting: Setting) -> str | None:
+    if total and not kept:
+        return (f"the budget of {limit:,} tokens keeps no record: the first record alone needs more; nothing "
+                "would be assessed")
+    try:
+        rendered.ensure_citable()
+    except ValueError as exc:
+        if setting.format is SweepFormat.READER_PLAIN:
+            return f"reader with citations off: nothing is citable, so no verdict can be derived ({exc})"
+        return str(exc)
+    return None

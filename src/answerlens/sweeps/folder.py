@@ -1,0 +1,81 @@
+"""A sweep's folder: ``run.json``, ``bundle.json`` (the records the cells were cut from), the trial engine's
+``samples/`` and ``result.json``; and the checks of a resume. Writes go through the trial folder's durable writer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from answerlens.audit import canonical_json_ascii, sha256_text
+from answerlens.errors import TrialError, describe_validation
+from answerlens.loading import load_bundle
+from answerlens.records import MemoryBundle
+from answerlens.sweeps.result import SweepManifest, SweepResult
+from answerlens.trials import folder as trial_folder
+
+MANIFEST = trial_folder.MANIFEST
+RESULT = trial_folder.RESULT
+SAMPLES = trial_folder.SAMPLES
+BUNDLE = "bundle.json"
+
+
+def bundle_json(bundle: MemoryBundle) -> Any:
+    return bundle.model_dump(mode="json")
+
+
+def bundle_sha256(bundle: MemoryBundle) -> str:
+    """Identity of the bundle's records and packed context (canonical JSON of its dump)."""
+    return sha256_text(canonical_json_ascii(bundle_json(bundle)))
+
+
+def sweep_sha256(question: str, answer: str | None, bundle_sha: str, settings: list[dict[str, str]]) -> str:
+    return sha256_text(canonical_json_ascii({"kind": "sweep", "question": question, "answer": answer,
+                                       "bundle_sha256": bundle_sha, "settings": settings}))
+
+
+def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
+    """Create the folder (or check it holds this sweep); the samples folder. Call it holding the run lock."""
+    samples = out / SAMPLES
+    samples.mkdir(parents=True, exist_ok=True)
+    for leftover in samples.glob(".*.tmp"):
+        leftover.unlink()  # a write killed before its rename (no other runner: the caller holds the lock)
+    run_file = out / MANIFEST
+    if not run_file.exists():
+        trial_folder.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
+        trial_folder.replace_file(run_file, trial_folder.json_text(manifest))
+        trial_folder.sync_directory(out)  # one sync makes both renames durable
+        return samples
+    saved = read_manifest(out)
+    for name, was, now in (("question, answer, bundle or settings", saved.sweep_sha256, manifest.sweep_sha256),
+                           ("configuration", saved.configuration_sha256, manifest.configuration_sha256),
+                           ("prompt", saved.prompt_sha256, manifest.prompt_sha256),
+                           ("second-opinion setting", str(saved.second_opinion), str(manifest.second_opinion))):
+        if was != now:
+            raise TrialError(f"{out} holds a sweep with a different {name} ({was[:12]}… ≠ {now[:12]}…); refusing to "
+                             "mix samples — use a fresh --out directory, or delete this one to start over")
+    return samples
+
+
+def read_manifest(out: Path) -> SweepManifest:
+    path = out / MANIFEST
+    try:
+        return SweepManifest.model_validate(trial_folder.read_saved_json(path))
+    except ValidationError as exc:
+        raise TrialError(f"{path}: not the manifest of an answerlens sweep ({describe_validation(exc)})") from None
+
+
+def read_bundle(out: Path, manifest: SweepManifest) -> MemoryBundle:
+    """The sweep's bundle, refused when it is not the one ``run.json`` names."""
+    bundle = load_bundle(out / BUNDLE)
+    if bundle_sha256(bundle) != manifest.bundle_sha256:
+        raise TrialError(f"{out / BUNDLE}: not the bundle this sweep ran over (sha256 differs from {MANIFEST}'s)")
+    return bundle
+
+
+def write_result(out: Path, result: SweepResult) -> Path:
+    path = out / RESULT
+    trial_folder.write_atomically(path, result.file_text())
+    return path

@@ -1,0 +1,113 @@
+"""A sweep's cells from its contexts and samples, and what changed between them (pure: data in, data out)."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from answerlens.assessment import AnswerabilityAssessment, AnswerabilityRequirement
+from answerlens.citations import Decision
+from answerlens.sweeps.cut import CellContext
+from answerlens.sweeps.result import RequirementFlip, RequirementTally, SweepCell, SweepChange, SweepSample
+from answerlens.trials.log import TrialSample
+
+
+def build_cell(context: CellContext, samples: Sequence[TrialSample]) -> SweepCell:
+    """One cell: its cut, and its samples (by repeat) counted."""
+    assessments = [sample.assessment for sample in samples if sample.assessment is not None]
+    actions = Counter(item.recommended_action.value for item in assessments)
+    opinions = [sample.second_opinion for sample in samples if sample.second_opinion is not None]
+    flags = Counter(flag.code.value for opinion in opinions for item in opinion.requirements for flag in item.flags) \
+        if opinions else None
+    return SweepCell(
+        format=context.setting.format.value, budget=context.setting.budget, budget_tokens=context.budget_tokens,
+        tokens_used=context.tokens_used, records_kept=tuple(map(str, context.kept)),
+        records_cut=tuple(map(str, context.cut)), assessable=context.assessable, reason=context.reason,
+        samples=tuple(_short(sample) for sample in samples), actions=dict(sorted(actions.items())),
+        verdicts=dict(sorted(Counter(item.verdict.value for item in assessments).items())),
+        errors=sum(1 for sample in samples if sample.error is not None),
+        stable=len(actions) <= 1 and len(assessments) == len(samples),
+        requirements=_tallies(assessments), flags=dict(sorted(flags.items())) if flags is not None else None,
+        latency_ms=round(statistics.median(s.latency_ms for s in samples), 3) if samples else None)
+
+
+def _short(sample: TrialSample) -> SweepSample:
+    assessment = sample.assessment
+    return SweepSample(repeat=sample.repeat, evaluation_id=assessment.evaluation_id if assessment else None,
+                       verdict=assessment.verdict if assessment else None,
+                       action=assessment.recommended_action if assessment else None, error=sample.error,
+                       latency_ms=sample.latency_ms)
+
+
+def _tallies(assessments: Sequence[AnswerabilityAssessment]) -> tuple[RequirementTally, ...]:
+    """Requirements by position over repeats (a model may word one requirement differently each time)."""
+    width = max((len(item.requirements) for item in assessments), default=0)
+    tallies = []
+    for index in range(width):
+        found = [item.requirements[index] for item in assessments if index < len(item.requirements)]
+        accepted: Counter[str] = Counter()
+        discarded: Counter[str] = Counter()
+        for requirement in found:
+            for citation in requirement.citations:
+                (accepted if citation.decision == Decision.ACCEPTED else discarded)[citation.token] += 1
+        tallies.append(RequirementTally(
+            requirement=found[0].requirement,
+            statuses=dict(sorted(Counter(item.status.value for item in found).items())),
+            accepted=dict(sorted(accepted.items())), discarded=dict(sorted(discarded.items()))))
+    return tuple(tallies)
+
+
+def changes(cells: Sequence[SweepCell], samples: Mapping[str, Sequence[TrialSample]]) -> tuple[SweepChange, ...]:
+    """Per format, its assessed cells from fullest (most records kept) to most cut: every step whose most
+    frequent action differs from the step before, with the requirements that flipped and the records lost."""
+    found: list[SweepChange] = []
+    for fmt in dict.fromkeys(cell.format for cell in cells):
+        row = [index for index, cell in enumerate(cells)
+               if cell.format == fmt and cell.assessable and cell.action is not None]
+        row.sort(key=lambda index: (-len(cells[index].records_kept), index))
+        for fuller, cut in zip(row, row[1:], strict=False):
+            before, after = cells[fuller], cells[cut]
+            if before.action == after.action:
+                continue
+            assert before.action is not None and after.action is not None
+            was, now = _typical(before, samples.get(before.key, ())), _typical(after, samples.get(after.key, ()))
+            found.append(SweepChange(from_=fuller, to=cut, action_from=before.action, action_to=after.action,
+                                     requirements_flipped=_flips(was, now), records_lost=_lost(before, after, samples)))
+    return tuple(found)
+
+
+def _typical(cell: SweepCell, samples: Sequence[TrialSample]) -> AnswerabilityAssessment | None:
+    """The first repeat that came to the cell's most frequent action."""
+    return next((sample.assessment for sample in samples if sample.assessment is not None
+                 and sample.assessment.recommended_action == cell.action), None)
+
+
+def _flips(was: AnswerabilityAssessment | None, now: AnswerabilityAssessment | None) -> tuple[RequirementFlip, ...]:
+    """Requirements whose final status differs: matched by position when both list as many, else by text."""
+    if was is None or now is None:
+        return ()
+    if len(was.requirements) == len(now.requirements):
+        pairs = list(zip(was.requirements, now.requirements, strict=True))
+    else:
+        later: dict[str, AnswerabilityRequirement] = {}
+        for item in now.requirements:
+            later.setdefault(_norm(item.requirement), item)
+        earlier: dict[str, AnswerabilityRequirement] = {}
+        for item in was.requirements:
+            earlier.setdefault(_norm(item.requirement), item)  # a text the model repeated is one requirement
+        pairs = [(item, later[text]) for text, item in earlier.items() if text in later]
+    return tuple(RequirementFlip(requirement=before.requirement, status_from=before.status, status_to=after.status)
+                 for before, after in pairs if before.status != after.status)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _lost(before: SweepCell, after: SweepCell, samples: Mapping[str, Sequence[TrialSample]]) -> tuple[str, ...]:
+    """Records the fuller cell's accepted citations used (in its repeats of its typical action) that ``after`` cut."""
+    used = {str(record_id) for sample in samples.get(before.key, ()) if sample.assessment is not None
+            and sample.assessment.recommended_action == before.action
+            for item in sample.assessment.requirements for record_id in item.evidence_ids}
+    return tuple(record for record in after.records_cut if record in used)

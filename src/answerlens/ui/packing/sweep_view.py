@@ -1,0 +1,197 @@
+"""The Packing page's sweep: settings, live progress and cancel, then the grid (formats × budgets, coloured by
+action; a cell opens its run in Inspect), what changed, every cell, exports, and the stored sweeps with their
+deep link ``?sweep=<id>``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from answerlens.html.escape import esc
+from answerlens.html.markup import cell, notice_html, table_html
+from answerlens.html.sweep_grid import changes_html, detail_rows, grid_html
+from answerlens.report.document import sweep_report
+from answerlens.sweeps.settings import SweepFormat
+from answerlens.sweeps.view import labels_of
+from answerlens.ui.common import endpoint_view, history
+from answerlens.ui.common.sources import Source
+from answerlens.ui.packing import sweep_job, sweeps
+from answerlens.ui.packing.sweep_job import SweepJob
+
+LABELS = {item.value: item.label for item in SweepFormat}
+
+
+def section(prefix: str, source: Source | None, examples: Path | None = None) -> None:
+    """``examples``: the shipped sweeps (``sample_bundles/sweeps``), listed and opened beside the stored ones."""
+    st.subheader("Run a sweep")
+    st.caption("Assess one question at every format × token budget, several times each: does a packing setting "
+               "change the verdict, and which cut record made it change?")
+    _follow_link(prefix)
+    choice = endpoint_view.panel(prefix, source, recorded=False)
+    if source is not None:
+        _form(prefix, source, choice.config, choice.problem)
+    _progress(prefix)
+    _picker(prefix, examples)
+    _show(prefix, examples)
+
+
+def _follow_link(prefix: str) -> None:
+    wanted = st.query_params.get("sweep")
+    if wanted and wanted != st.session_state.get(f"{prefix}.sweep_linked"):
+        st.session_state[f"{prefix}.sweep_linked"] = wanted
+        st.session_state[f"{prefix}.sweep_id"] = wanted
+
+
+def _form(prefix: str, source: Source, config: object, problem: str | None) -> None:
+    # Left empty, the sample's own question and draft are used (shown escaped below, never put in a widget).
+    typed = st.text_input("Question", key=f"{prefix}.sweep.question",
+                          placeholder="empty: the sample's question" if source.question else "the question")
+    drafted = st.text_input("Draft answer (optional)", key=f"{prefix}.sweep.answer",
+                            placeholder="empty: the sample's draft" if source.answer else "")
+    question = typed if typed.strip() else source.question or ""
+    answer = drafted if drafted.strip() or typed.strip() else source.answer or ""
+    if question and not typed.strip():
+        st.html(f'<div class="al-muted" data-sweep-question>Sweeping the sample\'s question: '
+                f"{esc(question)}{' · with its draft answer' if answer else ''}</div>")
+    left, right = st.columns(2)
+    formats = left.multiselect("Formats", list(LABELS), default=list(LABELS), format_func=LABELS.__getitem__,
+                               key=f"{prefix}.sweep_formats")
+    budgets = right.text_input("Budgets", value="packed, 75%, 50%", key=f"{prefix}.sweep_budgets",
+                               help="'packed', a token count, or NN% of the packed context's tokens; comma-separated")
+    left, right = st.columns(2)
+    repeats = int(left.number_input("Repeats per cell", 1, 50, 3, key=f"{prefix}.sweep_repeats"))
+    concurrency = int(right.number_input("Requests in flight", 1, 16, 2, key=f"{prefix}.sweep_concurrency"))
+    job: SweepJob | None = st.session_state.get(f"{prefix}.sweep_job")
+    busy = job is not None and job.running
+    ready = bool(question.strip()) and config is not None and formats and not busy
+    if config is None and problem:
+        st.caption(f"Set the endpoint first: {problem}")
+    if st.button("Run a sweep", type="primary", key=f"{prefix}.sweep_run", disabled=not ready):
+        _start(prefix, source, config, question.strip(), answer.strip() or None, formats, budgets, repeats,
+               concurrency)
+
+
+def _start(prefix: str, source: Source, config: object, question: str, answer: str | None, formats: list[str],
+           budgets_text: str, repeats: int, concurrency: int) -> None:
+    from answerlens.config import AnswerabilityConfig
+
+    assert isinstance(config, AnswerabilityConfig)
+    budgets = sweeps.parse_budgets(budgets_text)
+    try:
+        planned = sweeps.plan(question, answer, source.bundle, config, formats, budgets, repeats, source.title,
+                              sweeps.sweeps_dir())
+    except ValueError as exc:
+        st.html(notice_html("error", "The sweep settings cannot be used", str(exc)))
+        return
+    job = SweepJob(question=question, answer=answer, bundle=source.bundle, bundle_name=source.title, config=config,
+                   formats=tuple(formats), budgets=tuple(budgets), out=planned.out, repeats=repeats,
+                   concurrency=concurrency, cells=planned.cells)
+    st.session_state[f"{prefix}.sweep_job"] = sweep_job.start(job)
+    st.session_state[f"{prefix}.sweep_id"] = planned.id
+    st.session_state[f"{prefix}.sweep_linked"] = planned.id
+    st.query_params["sweep"] = planned.id
+
+
+def _progress(prefix: str) -> None:
+    job: SweepJob | None = st.session_state.get(f"{prefix}.sweep_job")
+    if job is None:
+        return
+    if job.running:
+        _live(prefix)
+    elif job.failure is not None:
+        st.html(notice_html("error", job.failure.title, job.failure.message, job.failure.remedy))
+    elif job.outcome is not None and job.outcome.result is None:
+        why = job.outcome.stopped.text if job.outcome.stopped is not None else "cancelled"
+        st.html(notice_html("warning", f"The sweep stopped before it finished ({why})",
+                            f"{job.outcome.new_samples} new sample(s) are kept", "run it again to resume"))
+
+
+@st.fragment(run_every=1.0)
+def _live(prefix: str) -> None:
+    job: SweepJob | None = st.session_state.get(f"{prefix}.sweep_job")
+    if job is None:
+        return
+    if not job.running:
+        st.rerun()
+    done = job.progress.done if job.progress else 0
+    total = job.progress.total if job.progress else job.total
+    st.progress(done / total if total else 0.0)
+    line = f"{done} / {total} calls · {job.seconds:.0f} s" + (f" · last: {job.progress.last}" if job.progress else "")
+    if job.cancel.is_set():
+        line = "cancelling: waiting for the calls in flight · " + line
+    st.html(f'<div class="al-muted" data-sweep-progress="{done}/{total}">{esc(line)}</div>')
+    st.button("Cancel", key=f"{prefix}.sweep_cancel", on_click=job.cancel.set, icon=":material/stop:",
+              disabled=job.cancel.is_set(), help="finished samples are kept; Run a sweep again resumes")
+
+
+def _picker(prefix: str, examples: Path | None) -> None:
+    kept = sweeps.stored(sweeps.sweeps_dir(), examples)
+    if not kept:
+        return
+    titles = {item.id: f"{item.question[:70]} · {item.bundle} · {item.cells} cells"
+              + ("" if item.finished else " (unfinished)") for item in kept}
+    key = f"{prefix}.sweep_pick"
+    current = st.session_state.get(f"{prefix}.sweep_id")
+    if current in titles and st.session_state.get(key) != current:
+        st.session_state[key] = current
+    st.selectbox(f"Stored sweeps ({len(kept)})", list(titles), format_func=titles.__getitem__, key=key, index=None,
+                 placeholder="Reopen a stored sweep (newest first)", on_change=_picked, args=(prefix, key))
+
+
+def _picked(prefix: str, key: str) -> None:
+    chosen = st.session_state.get(key)
+    if chosen:
+        st.session_state[f"{prefix}.sweep_id"] = chosen
+        st.session_state[f"{prefix}.sweep_linked"] = chosen
+        st.query_params["sweep"] = chosen
+
+
+def _show(prefix: str, examples: Path | None) -> None:
+    ident = st.session_state.get(f"{prefix}.sweep_id")
+    job: SweepJob | None = st.session_state.get(f"{prefix}.sweep_job")
+    if not ident or (job is not None and job.running and job.out.name == ident):
+        return
+    path = sweeps.folder_for(sweeps.sweeps_dir(), ident, examples)
+    if path is None:
+        st.html(notice_html("warning", f"No stored sweep {ident}", "the link names a sweep this machine does not "
+                            "keep", "run the sweep again, or pick a stored one"))
+        return
+    opened = _opened(str(path), sweeps.stamp(path))
+    result = opened.result
+    links = sweeps.cell_runs(opened, history.store(st.session_state), opened.recorded.manifest.bundle)
+    manifest = opened.recorded.manifest
+    config = manifest.configuration
+    st.html(f'<div class="al-why" data-sweep-shown="{esc(ident)}"><strong>{esc(manifest.question)}</strong>'
+            f'<div class="al-muted">{esc(manifest.bundle)} · {esc(config.provider)} {esc(config.model)} · '
+            f"{manifest.repeats} repeats per cell</div></div>")
+    if not (path / "result.json").exists():
+        st.html(notice_html("info", "This sweep has not finished", f"{len(result.samples)} sample(s) saved so far; "
+                            "the grid counts them", "run the same sweep again to resume"))
+    st.html(f'<div data-sweep="{esc(ident)}">'
+            + grid_html(result, link=lambda index: f"./?run={links[index]}" if index in links else None) + "</div>")
+    st.caption("A cell opens its run in Inspect (its context at that setting, citations highlighted).")
+    st.markdown("**What changed**")
+    st.html(changes_html(result, labels_of(opened.recorded.bundle)))
+    with st.expander("Every cell"):
+        head = ["setting", "tokens used", "records", "actions", "verdicts", "stability", "median latency", "why not"]
+        st.html(f'<div class="al-scroll">{table_html(head, ["".join(map(cell, row)) for row in detail_rows(result)])}'
+                "</div>")
+    _exports(prefix, ident, opened)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _opened(path: str, stamp: tuple[float, int]) -> sweeps.Opened:
+    # Keyed by the folder and its stamp (a new sample or result changes it): reruns do not cut every cell again.
+    return sweeps.open_sweep(Path(path))
+
+
+def _exports(prefix: str, ident: str, opened: sweeps.Opened) -> None:
+    csv_col, json_col, html_col = st.columns(3)
+    csv_col.download_button("CSV", sweeps.csv_text(opened.result), f"sweep-{ident}.csv", "text/csv",
+                            key=f"{prefix}.sweep_csv", icon=":material/table:")
+    json_col.download_button("JSON", opened.result.file_text(), f"sweep-{ident}.json", "application/json",
+                             key=f"{prefix}.sweep_json", icon=":material/data_object:")
+    html_col.download_button("HTML report", lambda: sweep_report(opened.recorded, source=ident),
+                             f"sweep-{ident}.html", "text/html", key=f"{prefix}.sweep_html",
+                             icon=":material/description:")

@@ -1,0 +1,159 @@
+"""Sweeps as the Packing page keeps them (pure: no streamlit): one folder per sweep under the app's data folder,
+beside the run store, named by the sweep's identity so a deep link (``?sweep=<id>``) reopens it after a restart;
+each cell's typical assessment added to the run store so Inspect opens it; exports as CSV and JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from answerlens.audit import sha256_text
+from answerlens.config import AnswerabilityConfig
+from answerlens.html.provenance import source_label
+from answerlens.records import MemoryBundle
+from answerlens.sweeps import folder
+from answerlens.sweeps.reader import Recorded, read_recorded, recompute
+from answerlens.sweeps.result import SweepManifest, SweepResult
+from answerlens.sweeps.run import contexts_of, manifest_for
+from answerlens.sweeps.settings import grid
+from answerlens.ui.common.runs import RunStore, data_dir
+
+SWEEPS = "sweeps"
+_ID = re.compile(r"[0-9a-f]{12}")
+_EXAMPLE = re.compile(r"[a-z][a-z0-9_]{0,60}")
+"""A shipped example's name (``sample_bundles/sweeps/<name>``)."""
+
+
+def sweeps_dir() -> Path:
+    return data_dir() / SWEEPS
+
+
+def sweep_id(manifest: SweepManifest) -> str:
+    """The same sweep (question, draft, bundle, settings) with the same configuration: one id, one folder."""
+    return sha256_text(manifest.sweep_sha256 + manifest.configuration_sha256)[:12]
+
+
+@dataclass(frozen=True)
+class Plan:
+    id: str
+    out: Path
+    cells: int
+    """Cells that will be assessed (a reader without citations, a budget that keeps no record: not)."""
+    total_cells: int
+
+
+def plan(question: str, answer: str | None, bundle: MemoryBundle, config: AnswerabilityConfig,
+         formats: Sequence[str], budgets: Sequence[str], repeats: int, name: str, root: Path) -> Plan:
+    """Where the sweep goes and how many calls it makes; ``ValueError`` for bad settings."""
+    settings = grid(formats, budgets)
+    manifest = manifest_for(question, answer, bundle, settings, config, repeats, name, False)
+    contexts = contexts_of(bundle, settings)
+    ident = sweep_id(manifest)
+    return Plan(ident, root / ident, sum(1 for context in contexts if context.assessable), len(contexts))
+
+
+def parse_budgets(text: str) -> list[str]:
+    """``"packed, 75%, 1200"`` -> its budgets (each checked when the grid is built)."""
+    return [part.strip() for part in re.split(r"[,\s]+", text) if part.strip()]
+
+
+@dataclass(frozen=True)
+class StoredSweep:
+    id: str
+    question: str
+    bundle: str
+    cells: int
+    finished: bool
+    modified: float
+
+
+def stored(root: Path, examples: Path | None = None) -> list[StoredSweep]:
+    """Every sweep kept under ``root``, newest first, then the shipped examples (folders that are not sweeps
+    are skipped)."""
+    return _listed(root, _ID) + (_listed(examples, _EXAMPLE) if examples is not None else [])
+
+
+def _listed(root: Path, names: re.Pattern[str]) -> list[StoredSweep]:
+    found = []
+    for path in root.glob("*/" + folder.MANIFEST) if root.is_dir() else ():
+        if not names.fullmatch(path.parent.name):
+            continue
+        try:
+            manifest = folder.read_manifest(path.parent)
+        except Exception:  # noqa: BLE001 - a damaged folder is left out of the list, never breaks the page
+            continue
+        found.append(StoredSweep(path.parent.name, manifest.question, manifest.bundle, len(manifest.settings),
+                                 (path.parent / folder.RESULT).exists(), path.stat().st_mtime))
+    return sorted(found, key=lambda item: item.modified, reverse=True)
+
+
+def folder_for(root: Path, ident: str, examples: Path | None = None) -> Path | None:
+    """The folder of sweep ``ident`` (a stored sweep's id, or a shipped example's name), or None when it is
+    malformed or unknown (never a path outside ``root`` and ``examples``)."""
+    for base, names in ((root, _ID), (examples, _EXAMPLE)):
+        if base is not None and names.fullmatch(ident or "") and (base / ident / folder.MANIFEST).exists():
+            return base / ident
+    return None
+
+
+@dataclass(frozen=True)
+class Opened:
+    recorded: Recorded
+    result: SweepResult
+    contexts: tuple[str, ...]
+    """Each cell's exact context, in cell order."""
+
+
+def stamp(path: Path) -> tuple[float, int]:
+    """What changes when a sweep folder does: its newest sample or result, and how many samples it holds."""
+    files = [path / folder.RESULT, *(path / folder.SAMPLES).glob("*.json")]
+    times = [file.stat().st_mtime for file in files if file.exists()]
+    return max(times, default=0.0), len(times)
+
+
+def open_sweep(path: Path) -> Opened:
+    recorded = read_recorded(path)
+    result, contexts = recompute(recorded)
+    return Opened(recorded, result, tuple(context.bundle.exact_context for context in contexts))
+
+
+def cell_runs(opened: Opened, runs: RunStore, title: str) -> dict[int, str]:
+    """Each assessed cell's first sample with the cell's most frequent action, kept in the run store (added when
+    missing) so Inspect opens it with its context: cell index -> ``evaluation_id``."""
+    result, manifest = opened.result, opened.recorded.manifest
+    links = {}
+    for index, cell in enumerate(result.cells):
+        sample = next((item for item in result.samples_of(index) if item.assessment is not None
+                       and item.assessment.recommended_action == cell.action), None)
+        if sample is None or sample.assessment is None:
+            continue
+        assessment = sample.assessment
+        if runs.by_id(assessment.evaluation_id) is None:
+            runs.add(assessment=assessment, question=manifest.question, answer=manifest.answer,
+                     context=opened.contexts[index], source=f"{title} · sweep {cell.key}",
+                     label=f"{source_label(assessment)[0]} (sweep cell {cell.key})",
+                     note=f"a cell of the packing sweep of {title}: {cell.key}", seconds=sample.latency_ms / 1000)
+        links[index] = assessment.evaluation_id
+    return links
+
+
+CSV_COLUMNS = ("format", "budget", "budget_tokens", "tokens_used", "records_kept", "records_cut", "assessable",
+               "reason", "action", "actions", "verdicts", "stable", "errors", "median_latency_ms")
+
+
+def csv_text(result: SweepResult) -> str:
+    """One row per cell."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for cell in result.cells:
+        writer.writerow([cell.format, cell.budget, cell.budget_tokens, cell.tokens_used, len(cell.records_kept),
+                         len(cell.records_cut), cell.assessable, cell.reason or "",
+                         cell.action.value if cell.action else "", json.dumps(cell.actions), json.dumps(cell.verdicts),
+                         cell.stable, cell.errors, cell.latency_ms if cell.latency_ms is not None else ""])
+    return out.getvalue()

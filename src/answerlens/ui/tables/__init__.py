@@ -1,1 +1,0 @@
-"""Tables the pages share: search, filters, sorting and exports of the visible rows."""
