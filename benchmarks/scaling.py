@@ -17,7 +17,8 @@ from bundles import unrendered_bundle_for_chars
 
 from answerlens import AnswerabilityConfig, derive_assessment, render_bundle
 from answerlens.html.highlight import highlight, requirement_rows
-from answerlens.html.markup import context_html, requirements_html
+from answerlens.html.markup import context_html
+from answerlens.html.requirements import requirements_html
 from answerlens.records import MemoryBundle
 
 SIZES = ((1_000, 2), (10_000, 20), (100_000, 200))

@@ -173,15 +173,16 @@ def test_assess_with_prmes_prompt_reproduces_prmes_published_run(capsys, monkeyp
 
 
 def test_verify_reads_trial_files_through_the_typed_reader(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    """A trial file that does not read back as recorded is bad input naming the place (it would otherwise verify
-    values it never held); a run directory verifies like its result.json."""
+    """A trial file that does not read back as recorded is not verified (exit 1, as an assessment or report with
+    a field out of shape is), naming the place (it would otherwise verify values it never held); a run directory
+    verifies like its result.json."""
     data = json.loads(TRIAL.read_text())
     ids = data["samples"][3]["assessment"]["requirements"][0]["evidence_ids"]
     ids[0] = ids[0].upper().replace("-", "")  # the same UUID, written another way
     rewritten = tmp_path / "rewritten.json"
     rewritten.write_text(json.dumps(data))
     code, out, err = run(capsys, "verify", str(rewritten))
-    assert code == 2 and out == "" and "samples[3].assessment.requirements[0].evidence_ids[0] reads back as" in err
+    assert code == 1 and "samples[3].assessment.requirements[0].evidence_ids[0] reads back as" in out
     folder = tmp_path / "run"
     folder.mkdir()
     result = json.loads((FIXTURES / "trials" / "drafts-run.json").read_text())["result"]

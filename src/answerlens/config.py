@@ -38,12 +38,23 @@ CREDENTIALS_REMEDY = ("pass the key as api_key instead (CLI: --api-key-env VAR; 
                       "sent as a header and never recorded")
 
 
+_HOST_AFTER_AT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|localhost|[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+)(:\d*)?([/?#]|$)")
+
+
+def shown_url(url: str) -> str:
+    """A URL for an error message: never one that holds an "@" (it may carry a password the checks could not
+    tell from a path)."""
+    return "the URL given (not repeated: it holds an '@')" if "@" in url else repr(url)
+
+
 def refuse_userinfo(url: str) -> None:
     """Refuse a URL that carries a user name or password (``user:secret@``): base URLs are written into run.json,
     every sample, assessment and report, so a secret in one would leave the configuration. The message never
     repeats the URL."""
-    authority = re.split(r"[/?#]", url.split("://", 1)[-1], maxsplit=1)[0]
-    if "@" in authority:
+    rest = url.split("://", 1)[-1]
+    authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+    # A password holding "/", "?" or "#" ends the authority early; a host after the last "@" still shows it.
+    if "@" in authority or _HOST_AFTER_AT.match(rest.rsplit("@", 1)[-1]) and "@" in rest:
         raise ValueError(f"a base URL must not carry a user name or password (user:secret@host); "
                          f"{CREDENTIALS_REMEDY}")
 
@@ -142,11 +153,11 @@ class AnswerabilityConfig(BaseModel):
             parts = urlsplit(url)
             port = parts.port
         except ValueError:
-            raise ValueError(f"{url!r} is not a valid URL (check the host and port)") from None
+            raise ValueError(f"{shown_url(url)} is not a valid URL (check the host and port)") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"{url!r} is not an http(s) URL such as http://127.0.0.1:11434/v1")
+            raise ValueError(f"{shown_url(url)} is not an http(s) URL such as http://127.0.0.1:11434/v1")
         if port is not None and not 0 < port < 65536:
-            raise ValueError(f"{url!r} has an invalid port")
+            raise ValueError(f"{shown_url(url)} has an invalid port")
         return url
 
     @field_validator("api_key")

@@ -24,7 +24,7 @@ from answerlens.audit import (
 from answerlens.citations import check_reply, valid_references
 from answerlens.errors import json_path
 from answerlens.prompts import RawAssessment, ReplyError, parse_reply
-from answerlens.recording import RecordingBinding
+from answerlens.recording import RecordingBinding, ReplyOrigin
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.verdict import AnswerabilityStatus, derive_verdict
 
@@ -98,7 +98,7 @@ def verify_assessment(assessment: BaseModel | Mapping[str, Any], *,
     if typed is not None and not any(problem.startswith("context_sha256") for problem in problems):
         problems += _reply_problems(typed, bundle)
     if typed is not None:
-        problems += _recording_problems(typed)
+        problems += _origin_problems(typed) + _recording_problems(typed)
     return VerificationReport(ok=not problems, problems=tuple(problems), evaluation_id=recomputed_id,
                               assessment_sha256=recomputed_sha, context_checked=bundle is not None)
 
@@ -226,6 +226,7 @@ def _reply_problems(assessment: AnswerabilityAssessment, bundle: MemoryBundle | 
     if not assessment.model_called and not assessment.hand_written:
         extra = [name for name in ("raw_output", "raw_output_text", "raw_output_sha256")
                  if getattr(assessment, name) is not None]
+        extra += ["requirements[].citations"] * any(item.citations for item in assessment.requirements)
         return [f"{name}: present although no model was called" for name in extra]
     raw, problems = _raw_reply(assessment)
     if raw is None:
@@ -248,8 +249,11 @@ def _recording_problems(assessment: AnswerabilityAssessment) -> list[str]:
     """A replayed recording's binding must agree with the inputs assessed, or the result must say it was forced."""
     meta = assessment.provider_metadata
     recording = meta.recording if meta is not None else None
-    if recording is None or recording.binding is None:
+    if recording is None:
         return []
+    if recording.binding is None:
+        return [f"provider_metadata.recording.forced: says forced over {[f.value for f in recording.forced]} but "
+                "the recording has no binding to differ from"] if recording.forced else []
     actual = RecordingBinding(query_sha256=assessment.query_sha256, answer_sha256=assessment.answer_sha256,
                               context_sha256=assessment.context_sha256, prompt_version=assessment.prompt_version,
                               prompt_sha256=assessment.prompt_sha256)
@@ -261,6 +265,21 @@ def _recording_problems(assessment: AnswerabilityAssessment) -> list[str]:
         return [f"{where}: says forced over {[f.value for f in recording.forced]} but the binding matches the inputs"]
     return [f"{where}: the recording answered another {', '.join(f.value for f in differing)} but the result does "
             "not say it was forced"]
+
+
+def _origin_problems(assessment: AnswerabilityAssessment) -> list[str]:
+    """Where the reply came from must say one thing: a replay is recorded and names its recording; a live call
+    has none (so a replay cannot drop its recording, and its marks, by calling itself live)."""
+    meta = assessment.provider_metadata
+    if meta is None:
+        return []
+    replay = "replay" in (assessment.provider, meta.engine)
+    if meta.origin == ReplyOrigin.LIVE and (replay or meta.recording is not None):
+        return [f"provider_metadata.origin: 'live' but {'the provider is replay' if replay else 'it names a recording'}"
+                " (a replayed reply is recorded)"]
+    if meta.origin == ReplyOrigin.RECORDED and meta.recording is None:
+        return ["provider_metadata.recording: missing although the reply is recorded"]
+    return []
 
 
 def recording_mark(assessment: BaseModel | Mapping[str, Any]) -> str | None:
@@ -288,9 +307,10 @@ def _raw_reply(assessment: AnswerabilityAssessment) -> tuple[RawAssessment | Non
             return RawAssessment.model_validate(assessment.raw_output), []
         except ValidationError:
             return None, ["raw_output: not a valid reply"]
-    if assessment.provider_metadata is not None or any(r.claimed_status for r in assessment.requirements):
+    if assessment.provider_metadata is not None or any(r.claimed_status or r.citations
+                                                       for r in assessment.requirements):
         return None, ["raw_output_text: missing, so the recorded decisions cannot be checked"]
-    return None, []  # PRME's own assessments carry no raw reply
+    return None, []  # PRME's own assessments carry no raw reply, and so no decisions
 
 
 def _text_problems(assessment: AnswerabilityAssessment, raw: RawAssessment) -> list[str]:

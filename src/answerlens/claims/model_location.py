@@ -29,6 +29,8 @@ common use (256k-piece vocabularies) about 33 MB; 64 MiB leaves room for those a
 SETTINGS_MAX_BYTES = 16 * MB
 """Largest optional ``tokenizer_config.json`` read (only ``model_max_length`` is used; some carry every added
 token, about 1 MB)."""
+REF_MAX_BYTES = 4096
+"""Largest ``refs/<revision>`` file of the Hugging Face cache read (it holds one commit hash)."""
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 EXPORT_DIR = "nli-deberta-v3-base-onnx"
 
@@ -86,9 +88,12 @@ def snapshot_path(cache: Path, model: str, revision: str) -> Path | None:
     if _COMMIT.fullmatch(revision):
         return repo / "snapshots" / revision
     ref = repo / "refs" / revision
+    if not ref.is_file():  # absent, or a FIFO or device that would hang or never end
+        return None
+    check_size(ref, REF_MAX_BYTES)
     try:
-        commit = ref.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
+        commit = read_model_text(ref, REF_MAX_BYTES).strip()
+    except ClaimVerificationError:
         return None
     return repo / "snapshots" / commit if _COMMIT.fullmatch(commit) else None
 
@@ -128,7 +133,8 @@ def check_size(path: Path, limit: int) -> None:
     size = path.stat().st_size
     if size > limit:
         raise ClaimVerificationError(
-            f"{path.parent}: {path.name} is {size / MB:.1f} MB ({size:,} bytes); the limit is {limit // MB} MB — "
+            f"{path.parent}: {path.name} is {size / MB:.1f} MB ({size:,} bytes); the limit is "
+            f"{f'{limit // MB} MB' if limit >= MB else f'{limit:,} bytes'} — "
             "this is not the NLI model's file: export the model folder again (see the claims documentation)")
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from answerlens.cli.common import EXIT_OK, EXIT_PROBLEMS, UsageError, load_source
 from answerlens.cli.report import is_html, verify_file
+from answerlens.errors import AnswerlensError
 
 if TYPE_CHECKING:
     from answerlens.trials.reader import FoundAssessment
@@ -42,7 +43,16 @@ def run(args: argparse.Namespace) -> int:
 
     if is_sweep(path):
         return _verify_sweep(path, args)
-    found, result = _found(path)
+    from answerlens.errors import DatasetError
+
+    try:
+        found, result = _found(path)
+    except DatasetError as exc:  # a trial result or sample whose fields do not read back: not verified
+        if not _holds_trial_log(path):
+            raise
+        print(f"{path}: {exc}")
+        print(f"{path}: not verified")
+        return EXIT_PROBLEMS
     if not found:
         raise UsageError(f"{path}: no assessment found (expected an assessment or a trial result file)")
     bundle = load_source(args.bundle) if args.bundle else None
@@ -79,6 +89,20 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _holds_trial_log(path: Path) -> bool:
+    """Whether ``path`` is recognisably a trial result, saved sample or run folder (whatever its fields hold)."""
+    from answerlens.json_reader import read_json
+    from answerlens.trials.reader import holds_trial_log, trial_source
+
+    source = trial_source(path)
+    if source.is_dir():
+        return (source / "run.json").is_file()
+    try:
+        return holds_trial_log(read_json(source))
+    except (ValueError, OSError, AnswerlensError):
+        return False
+
+
 def _found(path: Path) -> tuple[list[FoundAssessment], TrialResult | None]:
     """The assessments a file or folder holds, and the trial result they belong to (None: not a trial's)."""
     from answerlens.json_reader import read_json
@@ -100,12 +124,21 @@ def _found(path: Path) -> tuple[list[FoundAssessment], TrialResult | None]:
 
 def _trial_checks(path: Path, result: TrialResult | None,
                   dataset_path: Path | None) -> tuple[dict[str | None, Any], list[str]]:
-    """A run folder's sample files against its result.json; with ``--dataset``, every sample against its case
-    (labels, case hashes, inputs), and each case's bundle to re-derive its citations from."""
+    """A result's recorded summary and gates against its samples, a run folder's sample files against its
+    result.json; with ``--dataset``, every sample against its case (labels, case hashes, inputs), and each case's
+    bundle to re-derive its citations from."""
     from answerlens.trials.folder import folder_problems
     from answerlens.trials.integrity import dataset_problems
 
     problems = []
+    if result is not None and result.kind == "answerlens-trial-result":
+        from answerlens.json_reader import read_json
+        from answerlens.report.checks import recorded_summary_problems
+        from answerlens.trials.reader import trial_source
+
+        raw = read_json(trial_source(path))
+        if isinstance(raw, dict) and isinstance(raw.get("samples"), list):
+            problems += recorded_summary_problems(raw, result)
     run_dir = path if path.is_dir() else path.parent if path.name == "result.json" else None
     if result is not None and run_dir is not None and (run_dir / "samples").is_dir() \
             and result.kind == "answerlens-trial-result":

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
-from answerlens.citations import printed_record_ids
+from answerlens.citations import label_sites, printed_record_ids
 from answerlens.errors import DatasetError, describe_validation
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.render import context_format_of
@@ -70,6 +70,10 @@ def format_of(data: AssessmentData, audited: Mapping[str, Any]) -> tuple[Context
         return header, [f"context_format: {stated.value!r} but the context's header is the {header.value} "
                         "format's; citations were re-derived in the format the header names"]
     fmt = header or stated
+    printed = [other for other in ContextFormat if label_sites(data.context, other, cited_reader=True)]
+    if fmt is not None and printed and fmt not in printed:
+        return fmt, [f"context: its header names the {fmt.value} format but its records are printed in the "
+                     f"{printed[0].value} format, so its citations cannot be re-derived: NOT VERIFIED"]
     cites = any(item.get("evidence_refs") or item.get("citations") for item in _requirements(audited))
     if fmt is None and cites:
         return None, ["context_format: unknown, and the embedded context has no header naming one, so its "
@@ -168,6 +172,17 @@ def trial_problems(data: TrialData) -> CheckedTrial:
     except DatasetError:
         pass  # reported by _summary_problems; the recorded summary stays on show
     return CheckedTrial(result, tuple(problems))
+
+
+def recorded_summary_problems(raw: Mapping[str, Any], result: TrialResult) -> list[str]:
+    """The summary and gates a result file records, against what its samples give (readers recompute them, so
+    an edited summary or gate would otherwise pass unseen). ``result`` is the result as read; the gates are taken
+    from ``raw`` as recorded."""
+    try:
+        recorded = read_result(raw)
+    except DatasetError as exc:
+        return [f"result: {exc}"]
+    return _summary_problems(raw, result) + _gate_problems(recorded)
 
 
 def read_result(raw: Mapping[str, Any]) -> TrialResult:

@@ -10,7 +10,16 @@ from answerlens.errors import ReportError
 from answerlens.records import MemoryBundle
 from answerlens.report.checks import assessment_problems, report_notes
 from answerlens.report.document import problems_of, rendered
-from answerlens.report.embedded import CLOSE, FORMAT_VERSION, OPEN, AssessmentData, envelope_of, extract, generator
+from answerlens.report.embedded import (
+    CLOSE,
+    FORMAT_VERSION,
+    OPEN,
+    REPORT_FORMAT,
+    AssessmentData,
+    envelope_of,
+    extract,
+    generator,
+)
 
 EXCERPT = 40
 """Characters shown on each side of the first difference."""
@@ -35,10 +44,19 @@ class ReportCheck:
 def verify_report(html: str, *, bundle: MemoryBundle | None = None) -> ReportCheck:
     """Check a report file's text. ``bundle`` (the one assessed) adds the checks ``verify --bundle`` makes.
 
-    Raises ``ReportError`` when the text is not a report at all (no embedded data, or data of another shape).
+    Raises ``ReportError`` when the text is not a report at all (no embedded data, or data that is not a report
+    envelope); an envelope whose fields were edited out of shape is a problem, like any other edit.
     """
     raw = extract(html)
-    envelope = envelope_of(raw)
+    try:
+        envelope = envelope_of(raw)
+    except ReportError as exc:
+        if raw.get("format") != REPORT_FORMAT:
+            raise
+        # Recognisably a report whose data was edited out of shape: not verified, as any other edit is.
+        report = raw.get("report")
+        kind = report.get("kind") if isinstance(report, dict) else None
+        return ReportCheck(kind if kind in ("assessment", "trial") else "unknown", (f"data: {exc}",))
     kind = envelope.report.kind
     if bundle is not None and kind != "assessment":
         raise ReportError("a bundle applies to an assessment's report, not to a trial's")

@@ -9,6 +9,7 @@ served a sample; the replica that did is in its assessment's ``provider_metadata
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from answerlens.config import AnswerabilityConfig, refuse_userinfo
+from answerlens.config import AnswerabilityConfig, refuse_userinfo, shown_url
 from answerlens.errors import AnswerabilityError, TrialError
 from answerlens.evaluator import Answer, AnswerabilityEvaluator
 from answerlens.providers.engine import ProgressCallback
@@ -112,6 +113,10 @@ class EndpointPool:
                 self._changed.notify_all()
 
 
+_COMMENT = re.compile(r"(?:^|\s)#")
+"""A comment starts a line or follows a blank: a "#" inside a URL (a password's, say) is the URL's."""
+
+
 def read_endpoints(path: Path) -> list[str]:
     """An endpoints file: one base URL a line; blank lines and ``#`` comments are skipped. A URL with a user name
     or password is refused (naming the line, never repeating it)."""
@@ -119,7 +124,7 @@ def read_endpoints(path: Path) -> list[str]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise TrialError(f"{path}: cannot read the endpoints file ({exc})") from None
-    urls = [line.split("#", 1)[0].strip() for line in lines]
+    urls = [_COMMENT.split(line, maxsplit=1)[0].strip() for line in lines]
     for number, url in enumerate(urls, start=1):
         try:
             refuse_userinfo(url)
@@ -144,7 +149,8 @@ def normalise_endpoints(config: AnswerabilityConfig, urls: Sequence[str]) -> lis
         try:
             checked.append(AnswerabilityConfig(provider=config.provider, base_url=url).base_url)
         except ValidationError:
-            raise TrialError(f"endpoint {url!r} is not an http(s) base URL such as http://10.0.0.5:8000/v1") from None
+            raise TrialError(f"endpoint {number}, {shown_url(url)}, is not an http(s) base URL such as "
+                             "http://10.0.0.5:8000/v1") from None
     seen = [url for index, url in enumerate(checked) if url in checked[:index]]
     if seen:
         raise TrialError(f"endpoint {seen[0]} is listed twice")

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from answerlens.errors import DatasetError, describe_validation
 from answerlens.trials import folder
-from answerlens.trials.gates import default_gates, evaluate_gates
+from answerlens.trials.gates import Gate, GateReport, default_gates, evaluate_gates
 from answerlens.trials.log import (
     SAMPLE_KIND,
     ResultKind,
@@ -27,7 +27,7 @@ from answerlens.trials.log import (
     round_trip_problem,
 )
 from answerlens.trials.result import DatasetRecord, TrialResult
-from answerlens.trials.summary import summarize
+from answerlens.trials.summary import TrialSummary, summarize
 from answerlens.trials.upstream import upstream_result
 
 
@@ -67,7 +67,21 @@ def parse_trial(data: Any, source: str) -> TrialResult:
     problem = round_trip_problem(recorded, stored.model_dump(mode="json", exclude={"samples", "upstream"}))
     if problem:
         raise DatasetError(f"{source}: {problem}")
-    return stored.model_copy(update={"summary": summarize(samples, drafts=stored.drafts)})
+    summary = summarize(samples, drafts=stored.drafts)
+    return stored.model_copy(update={"summary": summary, "quality_gates": _gates_of(stored, summary)})
+
+
+def _gates_of(stored: TrialResult, summary: TrialSummary) -> GateReport | None:
+    """Our gates re-evaluated over the recomputed summary with the thresholds recorded (as the summary is, so an
+    edited gate is never shown); upstream's, and any naming a gate we do not evaluate, as recorded."""
+    gates = stored.quality_gates
+    if gates is None or stored.kind != ResultKind.RESULT:
+        return gates
+    try:
+        thresholds = {Gate(name): gate.required for name, gate in gates.results.items()}
+    except ValueError:
+        return gates  # verify reports the unknown gate
+    return evaluate_gates(summary, thresholds)
 
 
 def _read_folder(path: Path) -> TrialResult:
@@ -111,8 +125,8 @@ def plain_assessments(data: Any) -> list[FoundAssessment]:
     """The assessment a file is, or wraps (a sample file of another runner, read no further); else none."""
     if not isinstance(data, dict):
         return []
-    if "verdict" in data:
-        return [FoundAssessment(data)]
+    if any(name in data for name in ("verdict", "evaluation_id", "assessment_sha256")):
+        return [FoundAssessment(data)]  # an assessment, perhaps with a field removed: verify says which
     wrapped = data.get("assessment")
     return [FoundAssessment(wrapped)] if isinstance(wrapped, dict) else []
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from answerlens.html.escape import plain
 from answerlens.ui.common.exports import cell
 
 
@@ -97,6 +98,16 @@ def apply(frame: pd.DataFrame, spec: TableSpec, choice: TableFilter) -> pd.DataF
         visible = visible.sort_values(choice.sort_by, ascending=not choice.descending, kind="stable",
                                       na_position="last")
     return visible.reset_index(drop=True)
+
+
+def badged_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` for ``st.dataframe``: every invisible, reordering or blank-looking character of a text
+    cell shown as its code point (``plain``), as everywhere else on the page; downloads use the frame itself."""
+    shown = frame.copy()
+    for column in shown.columns:
+        if not pd.api.types.is_numeric_dtype(shown[column]):
+            shown[column] = shown[column].map(lambda value: plain(value) if isinstance(value, str) else value)
+    return shown
 
 
 def csv_text(frame: pd.DataFrame) -> str:

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.errors import RunStoreError
 from answerlens.second_opinion.models import SecondOpinion
+from answerlens.verification import verify_assessment
 
 _Model = TypeVar("_Model", bound=BaseModel)
 
@@ -124,6 +125,9 @@ class RunStore:
     def _db(self) -> Iterator[sqlite3.Connection]:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.exists() and not self.path.is_file():  # a folder, a FIFO (would hang), /dev/null (SQLite
+                raise RunStoreError(  # would write its journal beside the device)
+                    f"The run history {self.path} is not a regular file", path=str(self.path), remedy=_MOVE_ASIDE)
             wait = LOCK_WAIT_SECONDS if self.timeout is None else self.timeout
             with closing(sqlite3.connect(self.path, timeout=wait)) as connection:
                 with connection:  # one transaction: committed on success, rolled back on error
@@ -221,7 +225,19 @@ class RunStore:
         return row[0]
 
     def assessment(self, number: int) -> AnswerabilityAssessment:
-        return self._parse(number, "assessment", self._field(number, "assessment") or "", AnswerabilityAssessment)
+        """The stored assessment, verified as ``verify`` would (hashes, verdict, replay marks) and against its
+        listed verdict, so a run edited in the file is never shown as genuine."""
+        parsed = self._parse(number, "assessment", self._field(number, "assessment") or "", AnswerabilityAssessment)
+        problems = list(verify_assessment(parsed).problems)
+        summary = self.find(number)
+        if summary is not None and (summary.verdict, summary.action) != (parsed.verdict.value,
+                                                                        parsed.recommended_action.value):
+            problems.append("its listed verdict is not its assessment's")
+        if problems:
+            raise RunStoreError(f"Run #{number} in the run history {self.path} does not verify ({problems[0]})",
+                                path=str(self.path), remedy="Clear history (or move the file aside) to drop it; "
+                                "the other runs are unaffected", whole_file=False)
+        return parsed
 
     def context(self, number: int) -> str:
         return self._field(number, "context") or ""

@@ -10,10 +10,12 @@ from typing import Any, NamedTuple
 import streamlit as st
 
 from answerlens.errors import BundleError, DatasetError
+from answerlens.html.escape import plain
 from answerlens.html.markup import notice_html
 from answerlens.json_reader import read_json
 from answerlens.trials.reader import FoundAssessment, assessments_in
 from answerlens.ui.common import filters_view, history, sources
+from answerlens.ui.common.filters import badged_frame
 from answerlens.ui.compare.opinions import OpinionDiff, coverage_html, opinion_frame, verdicts_html
 from answerlens.ui.compare.viewmodel import (
     REQUIREMENT_SPEC,
@@ -113,7 +115,7 @@ def _upload(prefix: str, side: str) -> Picked | None:
 
 
 def _label(item: FoundAssessment) -> str:
-    return f"{item.question_id} · repeat {item.repeat}" if item.position is not None else "assessment"
+    return plain(f"{item.question_id} · repeat {item.repeat}") if item.position is not None else "assessment"
 
 
 def identity(comparison: Comparison, questions: tuple[str | None, str | None]) -> None:
@@ -149,7 +151,8 @@ def second_opinion(prefix: str, diff: OpinionDiff | None) -> None:
     st.html(coverage_html(diff))
     st.html(verdicts_html(diff))
     text = st.column_config.TextColumn
-    st.dataframe(opinion_frame(diff), key=f"{prefix}.opinions", hide_index=True, width="stretch", column_config={
+    shown = badged_frame(opinion_frame(diff))
+    st.dataframe(shown, key=f"{prefix}.opinions", hide_index=True, width="stretch", column_config={
         "requirement": text("requirement", width="medium"),
         "opinion A": text("opinion A", help="agrees, flags, verifier disagrees, or not checked (not supported)"),
         "opinion B": text("opinion B", help="agrees, flags, verifier disagrees, or not checked (not supported)"),

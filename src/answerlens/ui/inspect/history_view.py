@@ -11,6 +11,7 @@ from answerlens.html.markup import plural
 from answerlens.providers.kinds import KINDS
 from answerlens.ui.common import history, history_view, inputs, sources
 from answerlens.ui.common.endpoint import label_of
+from answerlens.ui.common.filters import badged_frame
 from answerlens.ui.inspect import viewmodel
 
 SHOWN = "shown"
@@ -115,7 +116,7 @@ def _clear(prefix: str) -> None:
 def _table(prefix: str, entries: list[history.Entry]) -> None:
     text = st.column_config.TextColumn
     st.dataframe(
-        viewmodel.history_frame(entries),
+        badged_frame(viewmodel.history_frame(entries)),
         hide_index=True,
         width="stretch",
         key=f"{prefix}.history_table",
