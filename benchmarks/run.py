@@ -37,7 +37,7 @@ UPSTREAM_PYTHON = HERE / ".venv-prme" / "bin" / "python"
 SMALL, LARGE = 5, 500
 TRIAL_CASES, TRIAL_REPEATS, TRIAL_DELAY = 40, 3, 0.2
 CLI_LEVELS = (("120 samples, concurrency 8", 40, 3, 8), ("1,000 samples, concurrency 32", 200, 5, 32))
-"""(name, cases, repeats, concurrency) of the end-to-end command-line trials (issue 15's targets)."""
+"""(name, cases, repeats, concurrency) of the end-to-end command-line trials (the scale targets)."""
 
 
 @contextmanager

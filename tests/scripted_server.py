@@ -242,6 +242,9 @@ class ScriptedServer:
                 for name, value in reply.headers:
                     self.send_header(name, value)
                 self.send_header("Transfer-Encoding", "chunked")
+                # It closes after a stream, so it says so (as real servers do): a client must not reuse the
+                # connection, which would race the close and read nothing.
+                self.send_header("Connection", "close")
                 self.end_headers()
                 self.close_connection = True
                 try:

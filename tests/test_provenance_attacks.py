@@ -146,6 +146,7 @@ def test_a_removed_provenance_hash_is_said_plainly(capsys: Any, tmp_path: Path) 
     by no hash (so removing it together with a relabel is not silent)."""
     data = json.loads(forced_run(capsys, tmp_path).read_text())
     relabel(data)
+    data["model_called"] = True  # a careful forger: a hand-written replay records no model call
     data.pop("provenance_sha256")
     path = tmp_path / "stripped.json"
     path.write_text(json.dumps(data))

@@ -97,7 +97,7 @@ def inert(at: AppTest) -> None:
 def visible(value: str) -> str:
     """``value`` as a reader sees it on the page: each invisible or reordering character as its ``U+XXXX`` badge,
     markup as literal text."""
-    return "".join(f"U+{ord(char):04X}" if char in BIDI + INVISIBLE else char for char in value)
+    return "".join(f"U+{ord(char):04X}" if badged(char) else char for char in value)
 
 
 def shown(at: AppTest) -> str:

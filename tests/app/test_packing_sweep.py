@@ -74,7 +74,7 @@ def test_a_cell_opens_its_run_in_inspect_with_its_cut_context(server: ContextSer
     inspect.query_params["run"] = cut.group(1)
     inspect.run()
     assert_clean(inspect)
-    shown = html(inspect)
+    shown = html(inspect).replace("<wbr>", "")  # the context column may break after punctuation
     assert "data-verdict=\"partial\"" in shown
     assert "eu-central-1" in shown and "Priya Raman" not in shown  # the context at that setting: m6 was cut
 

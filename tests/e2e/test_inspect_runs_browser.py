@@ -1,6 +1,6 @@
-"""Issue 14 §1 and §3 in a real Chromium: a result goes stale at once, a refused replay shows no verdict, a run
-survives a reload and a server restart and opens from its link; the second opinion and hostile text (issue 12,
-13) as the browser renders them."""
+"""Inspect's runs in a real Chromium: a result goes stale at once, a refused replay shows no verdict, a run
+survives a reload and a server restart and opens from its link; the second opinion and hostile text as the browser
+renders them."""
 
 from __future__ import annotations
 

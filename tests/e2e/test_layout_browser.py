@@ -1,4 +1,4 @@
-"""Issue 14 §5 in a real Chromium: at 1280 and 390 px, light and dark, the verdict and requirements come before
+"""The layout in a real Chromium: at 1280 and 390 px, light and dark, the verdict and requirements come before
 the context on a phone, no label is truncated, and the cards follow the theme with AA contrast (computed)."""
 
 from __future__ import annotations

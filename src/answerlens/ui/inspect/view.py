@@ -287,7 +287,7 @@ def _downloads(prefix: str, entry: history.Entry) -> None:
         column.download_button(label, download.data, file_name=download.file_name, mime=download.mime,
                                key=f"{prefix}.download.{label}", on_click="ignore", help=download.note,
                                icon=":material/download:", width="stretch")
-    # The shareable HTML report (issue 16), rendered only when pressed; the draft is the box's if it is this one's.
+    # The shareable HTML report, rendered only when pressed; the draft is the box's if it is this one's.
     report = report_download.assessment_file(entry.assessment, question=entry.question, context=entry.context,
                                              source=entry.source, answer=st.session_state.get(f"{prefix}.answer"),
                                              opinion=entry.opinion)

@@ -47,7 +47,7 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
         matches = result.summary_matches
         st.html(notice_html("ok" if matches else "error", "The summary recomputed from the samples "
                             + ("matches the published one" if matches else "DIFFERS from the published one")))
-    report = report_download.trial_file(result, source=shown.origin)  # the shareable HTML report (issue 16)
+    report = report_download.trial_file(result, source=shown.origin)  # the shareable HTML report
     st.download_button(report_download.LABEL, report.data, file_name=report.file_name, mime=report.mime,
                        key=f"{prefix}.download.report", on_click="ignore", help=report.help,
                        icon=":material/description:")
