@@ -129,7 +129,7 @@ def test_hostile_model_text_and_file_name_stay_inert(page: Any, tmp_path: Path) 
     assert page.locator('img[src="x"]').count() == 0
     assert page.locator('img[src*="leak"]').count() == 0
     assert page.locator("b", has_text="Eve").count() == 0
-    assert HOSTILE in page.locator(".al-table").inner_text()
+    assert HOSTILE in page.locator(".al-reqs").inner_text()
     chip = page.locator('.al-chip[data-citation="discarded"]')
     assert chip.inner_text() == HOSTILE
     # DOMPurify drops an attribute whose value holds "</script"; the escaped text is all that is left.

@@ -231,8 +231,10 @@ def test_every_legend_entry_shows_its_colour(offline: Callable[..., Offline], re
         return str(locator.evaluate("e => getComputedStyle(e).backgroundColor"))
 
     assert background(legend.locator('[data-swatch="line"]')) == rgb(getattr(palette.IDENTITY[0][1], scheme))
-    filled = legend.locator("mark.al-cite:not(.al-discarded)")
+    filled = legend.locator("mark.al-cite:not(.al-discarded):not(.al-uncounted)")
     assert filled.count() == 2, "accepted and flagged"
+    uncounted = legend.locator("mark.al-uncounted")
+    assert uncounted.count() == 1 and background(uncounted) == "rgba(0, 0, 0, 0)"  # outlined, never filled
     assert {background(filled.nth(index)) for index in range(2)} == {rgb(getattr(palette.IDENTITY[0][0], scheme))}
     flagged = legend.locator("mark.al-flagged")
     assert flagged.evaluate("e => getComputedStyle(e).outlineColor") == rgb(getattr(palette.FLAGGED, scheme))
