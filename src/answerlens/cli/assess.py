@@ -8,7 +8,15 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from answerlens.cli.common import EXIT_OK, UsageError, add_provider_options, config_from, read_source, read_text
+from answerlens.cli.common import (
+    EXIT_OK,
+    UsageError,
+    add_provider_options,
+    config_from,
+    question_and_answer,
+    read_source,
+    read_text,
+)
 
 if TYPE_CHECKING:
     from answerlens.assessment import AnswerabilityAssessment
@@ -46,10 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
     data, sample = read_source(args.bundle)
     bundle = load_bundle(data, name=args.bundle)
-    question = args.question or (sample.question if sample else None)
-    if not question:
-        raise UsageError("a question is needed: pass -q QUESTION")
-    answer = args.answer if args.answer is not None else (sample.answer if sample and not args.question else None)
+    question, answer = question_and_answer(args, sample)
     recording = _recording(args, sample) if args.provider == "replay" else None
     config = config_from(args, sample)
 

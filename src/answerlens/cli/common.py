@@ -95,6 +95,16 @@ def read_source(path_text: str) -> tuple[Any, Sample | None]:
     return data, None
 
 
+def question_and_answer(args: argparse.Namespace, sample: Sample | None) -> tuple[str, str | None]:
+    """``-q`` (else the sample's question) and ``--answer`` (else the sample's draft, unless ``-q`` asked another
+    question)."""
+    question = args.question or (sample.question if sample else None)
+    if not question:
+        raise UsageError("a question is needed: pass -q QUESTION")
+    answer = args.answer if args.answer is not None else (sample.answer if sample and not args.question else None)
+    return question, answer
+
+
 def load_source(path_text: str) -> Any:
     """The bundle a bundle or sample file holds, loaded."""
     from answerlens.loading import load_bundle

@@ -63,7 +63,7 @@ def run_show(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from answerlens.cli.common import read_source
+    from answerlens.cli.common import question_and_answer, read_source
     from answerlens.cli.trial import _endpoints, _print_progress, _second_opinion
     from answerlens.loading import load_bundle
     from answerlens.sweeps.run import run_sweep
@@ -79,10 +79,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     data, sample = read_source(args.bundle)
     bundle = load_bundle(data, name=args.bundle)
-    question = args.question or (sample.question if sample else None)
-    if not question:
-        raise UsageError("a question is needed: pass -q QUESTION")
-    answer = args.answer if args.answer is not None else (sample.answer if sample and not args.question else None)
+    question, answer = question_and_answer(args, sample)
     if endpoints and not args.base_url:
         args.base_url = endpoints[0]
     config = config_from(args)
