@@ -157,13 +157,28 @@ def rerun(page: Any, action: Any) -> None:
 
 def choose(page: Any, label: str, option: str) -> None:
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
-    box.click()
     choice = page.get_by_role("option", name=re.compile(re.escape(option))).first
+    _open(box, choice)
     if choice.get_attribute("aria-selected", timeout=TIMEOUT) == "true":  # choosing it again reruns nothing
         choice.click()
         settle(page)
         return
     rerun(page, choice.click)
+
+
+def _open(box: Any, choice: Any, attempts: int = 3) -> None:
+    """Open a selectbox's list until ``choice`` shows: a click that lands while a folding sidebar or a rerun is
+    still moving the page opens nothing, so the click is made again (each wait a third of the ceiling)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(attempts):
+        box.click()
+        try:
+            choice.wait_for(state="attached", timeout=TIMEOUT // attempts)
+            return
+        except PlaywrightTimeout:
+            if attempt == attempts - 1:
+                raise
 
 
 def radio(page: Any, group: str, option: str) -> None:
