@@ -105,6 +105,22 @@ def question_and_answer(args: argparse.Namespace, sample: Sample | None) -> tupl
     return question, answer
 
 
+def run_ended(out: Path, outcome: Any, *, finished: bool) -> int | None:
+    """What a trial or sweep run prints as it ends (its preflight warnings, then how it stopped or what it saved);
+    the exit code when it did not finish (early stop, ``--fail-fast``), else None."""
+    for warning in outcome.warnings:
+        print(f"answerlens: warning: {warning}", file=sys.stderr)
+    if outcome.stopped is not None:
+        return fail(EXIT_PROVIDER, f"stopped early: {outcome.stopped.text}; {outcome.new_samples} sample(s) saved "
+                    f"in {out}; fix the cause and rerun the same command to resume")
+    if not finished:
+        return fail(EXIT_PROVIDER, f"stopped at the first provider failure (--fail-fast); {outcome.new_samples} "
+                    f"new sample(s) saved in {out}; rerun to resume")
+    print(f"{outcome.new_samples} new, {outcome.reused_samples} resumed, {outcome.errors} error sample(s); "
+          f"result: {outcome.result_path}", file=sys.stderr)
+    return None
+
+
 def load_source(path_text: str) -> Any:
     """The bundle a bundle or sample file holds, loaded."""
     from answerlens.loading import load_bundle

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from answerlens.cli.common import EXIT_OK, EXIT_PROVIDER, UsageError, add_provider_options, config_from, fail
+from answerlens.cli.common import EXIT_OK, UsageError, add_provider_options, config_from, fail, run_ended
 
 if TYPE_CHECKING:
     from answerlens.sweeps.result import SweepResult
@@ -99,16 +99,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _finished(args: argparse.Namespace, outcome: SweepOutcome, bundle: Any) -> int:
-    for warning in outcome.warnings:
-        print(f"answerlens: warning: {warning}", file=sys.stderr)
-    if outcome.stopped is not None:
-        return fail(EXIT_PROVIDER, f"stopped early: {outcome.stopped.text}; {outcome.new_samples} sample(s) saved "
-                    f"in {args.out}; fix the cause and rerun the same command to resume")
-    if outcome.result is None:
-        return fail(EXIT_PROVIDER, f"stopped at the first provider failure (--fail-fast); {outcome.new_samples} "
-                    f"new sample(s) saved in {args.out}; rerun to resume")
-    print(f"{outcome.new_samples} new, {outcome.reused_samples} resumed, {outcome.errors} error sample(s); "
-          f"result: {outcome.result_path}", file=sys.stderr)
+    code = run_ended(args.out, outcome, finished=outcome.result is not None)
+    if code is not None:
+        return code
+    assert outcome.result is not None  # finished
     from answerlens.loading import load_bundle
     from answerlens.sweeps.view import labels_of
 

@@ -17,6 +17,7 @@ from answerlens.cli.common import (
     add_provider_options,
     config_from,
     fail,
+    run_ended,
 )
 
 MIN_SAMPLES_DEFAULT = 10
@@ -146,16 +147,9 @@ def _plan_line(args: argparse.Namespace, cases: int, shard: Any, endpoints: list
 def _finished(args: argparse.Namespace, outcome: TrialOutcome) -> int:
     from answerlens.trials.report import report_lines, served_lines
 
-    for warning in outcome.warnings:
-        print(f"answerlens: warning: {warning}", file=sys.stderr)
-    if outcome.stopped is not None:
-        return fail(EXIT_PROVIDER, f"stopped early: {outcome.stopped.text}; {outcome.new_samples} sample(s) saved "
-                    f"in {args.out}; fix the cause and rerun the same command to resume")
-    if outcome.result_path is None:
-        return fail(EXIT_PROVIDER, f"stopped at the first provider failure (--fail-fast); {outcome.new_samples} "
-                    f"new sample(s) saved in {args.out}; rerun to resume")
-    print(f"{outcome.new_samples} new, {outcome.reused_samples} resumed, {outcome.errors} error sample(s); "
-          f"result: {outcome.result_path}", file=sys.stderr)
+    code = run_ended(args.out, outcome, finished=outcome.result_path is not None)
+    if code is not None:
+        return code
     result = outcome.result
     assert result is not None, "a run that wrote result.json has its result"
     for line in served_lines(result):
