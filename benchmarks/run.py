@@ -291,29 +291,23 @@ SWEEP_RECORDS, SWEEP_MEMORY_RECORDS = 40, 2_000
 
 
 def bench_sweep(tmp: Path, runs: int) -> dict[str, Any]:
-    """The sweep's overhead above its model calls (8 cells × 3 repeats, c4, 0.2 s server), and its peak memory
-    for a 2,000-record bundle at 6 budgets; each run in a fresh process."""
+    """The sweep's overhead above its model calls (8 cells × 3 repeats, c4, 0.2 s server), against the ideal (the
+    server's waits alone) and against the floor (the same calls by a bare httpx client), and its peak memory for a
+    2,000-record bundle at 6 budgets; each run in a fresh process."""
     bundle = bundles.write_bundle(tmp / "sweep_bundle.json", SWEEP_RECORDS)
     large = bundles.write_bundle(tmp / "sweep_2000.json", SWEEP_MEMORY_RECORDS)
-    cases = throughput.write_dataset(tmp / "sweep_cases.json", bundle, 8)
-    measured, engine = [], []
     with server(TRIAL_DELAY) as url:
-        for run in range(runs):  # alternating: the sweep, then a trial of the same 24 calls on the same engine
-            measured.append(_sweep_worker("overhead", bundle, url, tmp / f"sweep-{run}", TRIAL_DELAY))
-            completed = subprocess.run(
-                [sys.executable, str(HERE / "throughput.py"), "--dataset", str(cases), "--url", url,
-                 "--concurrency", "4", "--repeats", "3", "--out", str(tmp / f"sweep-trial-{run}")],
-                check=True, capture_output=True, text=True)
-            engine.append(json.loads(completed.stdout)["seconds"])
+        measured = [_sweep_worker("overhead", bundle, url, tmp / f"sweep-{run}", TRIAL_DELAY) for run in range(runs)]
     with server() as url:
         memory = _sweep_worker("memory", large, url, tmp / "sweep-memory", 0.0)
     fractions = [item["overhead_fraction"] for item in measured]
-    ideal = measured[0]["ideal_s"]
-    trial_fractions = [(seconds - ideal) / seconds for seconds in engine]
+    own = [item["own_fraction"] for item in measured]
     return {"overhead": {**measured[0], "seconds": statistics.median(item["seconds"] for item in measured),
                          "overhead_fraction": statistics.median(fractions), "fractions": fractions,
-                         "records": SWEEP_RECORDS, "trial_seconds": statistics.median(engine),
-                         "trial_overhead_fraction": statistics.median(trial_fractions)},
+                         "floor_s": statistics.median(item["floor_s"] for item in measured),
+                         "own_fraction": statistics.median(own), "own_fractions": own,
+                         "http_stack_load_s": statistics.median(item["http_stack_load_s"] for item in measured),
+                         "records": SWEEP_RECORDS},
             "memory": {**memory, "records": SWEEP_MEMORY_RECORDS}}
 
 

@@ -55,3 +55,18 @@ def test_the_page_load_section_prints_each_page_against_its_targets() -> None:
     inspect, trials = [line for line in text.splitlines() if line.startswith(("| inspect", "| trials"))]
     assert inspect.endswith("| ok |") and trials.endswith("| MISSED |")
     assert report.pages_table({"skipped": "no Chromium"}) == ["8. Page load: skipped (no Chromium)", ""]
+
+
+def test_the_sweep_section_shows_the_floor_and_judges_the_sweeps_own_time_above_it() -> None:
+    report = _report_module()
+    over = {"cells": 8, "calls": 24, "assessed_cells": 8, "concurrency": 4, "delay_s": 0.2, "records": 40,
+            "ideal_s": 1.2, "seconds": 1.265, "floor_s": 1.26, "overhead_fraction": 0.051, "fractions": [0.051],
+            "own_fraction": 0.004, "own_fractions": [0.004], "cpu_ms_per_call": 3.1, "tokenizer_load_s": 0.09,
+            "http_stack_load_s": 0.03}
+    memory = {"records": 2000, "bundle_bytes": 3 * 2**20, "cells": 6, "peak_mib": 104.0, "baseline_mib": 42.0,
+              "seconds": 0.5, "records_kept": [2000, 1000]}
+    row = next(line for line in report.sweep_table({"overhead": over, "memory": memory}) if line.startswith("| 1.20"))
+    assert "| 1.26 |" in row and "**5.1%**" in row and "0.4%" in row and row.endswith("| ok |")
+    slow = {**over, "own_fraction": 0.06, "own_fractions": [0.06]}
+    row = next(line for line in report.sweep_table({"overhead": slow, "memory": memory}) if line.startswith("| 1.20"))
+    assert row.endswith("| MISSED |")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
 from uuid import UUID
@@ -69,7 +70,8 @@ _LINE_SEPARATORS = {ord("\u0085"): "\\u0085", ord("\u2028"): "\\u2028", ord("\u2
 
 
 def render_bundle(
-    bundle: MemoryBundle, context_format: ContextFormat | str, *, context_citations: bool = False
+    bundle: MemoryBundle, context_format: ContextFormat | str, *, context_citations: bool = False,
+    record_line: Callable[[Candidate], str] | None = None,
 ) -> MemoryBundle:
     """A new bundle whose ``rendered_context`` and ``context_references`` are recomputed from its records.
 
@@ -77,6 +79,8 @@ def render_bundle(
     record ids in ascending order of their UUID text. ``context_citations`` applies only to reader.
     ``tokens_used`` counts the whole context as PRME does (``cl100k_base``, ``tokenizer`` says so), or is
     PRME's character estimate with ``tokenizer`` None when the offline encoding is not installed.
+    ``record_line`` stands in for ``render_record`` in this format with these labels (a cache of its lines, for
+    callers that render many prefixes of one bundle).
     """
     fmt = ContextFormat(context_format)
     if context_citations and fmt != ContextFormat.READER:
@@ -93,6 +97,7 @@ def render_bundle(
         labels=labels if cited else None,
         coverage_notice=bundle.coverage_notice,
         context_guidance=bundle.context_guidance,
+        record_line=record_line,
     )
     tokens, tokenizer = token_count(context)
     return bundle.model_copy(
@@ -129,15 +134,21 @@ def render_sections(
     labels: dict[UUID, str] | None,
     coverage_notice: str | None = None,
     context_guidance: str | None = None,
+    record_line: Callable[[Candidate], str] | None = None,
 ) -> str:
-    """Notice, guidance, header, then ``[section]`` lines each followed by its record lines."""
+    """Notice, guidance, header, then ``[section]`` lines each followed by its record lines (``record_line``:
+    a stand-in for ``render_record`` with this format and these labels)."""
     if not sections:
         return coverage_notice or ""
     parts = [text for text in (coverage_notice, context_guidance) if text]
     parts.append(context_header(sections, context_format, cited=labels is not None))
     for section, candidates in sections.items():
         parts.append(f"[{section}]")
-        parts.extend(render_record(candidate, context_format=context_format, labels=labels) for candidate in candidates)
+        if record_line is None:
+            parts.extend(render_record(candidate, context_format=context_format, labels=labels)
+                         for candidate in candidates)
+        else:
+            parts.extend(map(record_line, candidates))
     return "\n".join(parts)
 
 

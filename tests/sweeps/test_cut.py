@@ -1,8 +1,11 @@
+from pathlib import Path
+
 import pytest
 
 from answerlens.loading import load_bundle
-from answerlens.render import reference_labels
-from answerlens.sweeps.cut import _render_first, cell_context, packed_tokens
+from answerlens.records import Candidate, MemoryBundle
+from answerlens.render import reference_labels, render_bundle
+from answerlens.sweeps.cut import Renderings, cell_context, packed_tokens
 from answerlens.sweeps.settings import Setting, SweepFormat
 from answerlens.tokens import token_count
 from tests.sweeps.helpers import NEEDLE, bundle, bundle_data
@@ -11,8 +14,25 @@ FORMATS = [pytest.param(fmt, id=fmt.value) for fmt in (SweepFormat.READER_CITED,
                                                       SweepFormat.COMPACT)]
 
 
+PRME_BUNDLES = sorted((Path(__file__).parent.parent / "fixtures" / "prme" / "bundles").glob("bundle_*.json"))
+
+
 def setting(fmt: SweepFormat, budget: str) -> Setting:
     return Setting(format=fmt, budget=budget)
+
+
+def first_rendered(packed: MemoryBundle, fmt: SweepFormat, count: int) -> MemoryBundle:
+    """The first ``count`` records in packed order under the full bundle's labels, rendered from scratch (no cache):
+    the reference every cut is checked against."""
+    sections: dict[str, tuple[Candidate, ...]] = {}
+    left = count
+    for name, candidates in packed.sections.items():
+        if left > 0:
+            sections[name] = candidates[:left]
+            left -= len(sections[name])
+    labels = {label: record for record, label in reference_labels(packed).items()}
+    trimmed = packed.model_copy(update={"sections": sections, "context_references": labels})
+    return render_bundle(trimmed, fmt.context_format, context_citations=fmt.citations)
 
 
 def test_packed_in_the_packed_format_is_the_bundle_as_packed() -> None:
@@ -71,11 +91,25 @@ def test_the_estimate_guided_cut_keeps_the_most_records_whose_exact_rendering_fi
     records = [{**first, "text": f"{first['text']} (note {index}: {'detail ' * (index % 7)})",
                 "section": f"s{index % 3}"} for index in range(30)]
     packed = load_bundle({"records": records, "packing": bundle_data()["packing"]})
-    labels = {label: record for record, label in reference_labels(packed).items()}
     full = cell_context(packed, setting(fmt, "packed")).tokens_used
     for limit in range(40, full + 5, 13):
         fast = cell_context(packed, setting(fmt, str(limit)))
         fitting = [count for count in range(packed.record_count + 1)
-                   if _render_first(packed, fmt, count, labels).tokens_used <= limit]
+                   if first_rendered(packed, fmt, count).tokens_used <= limit]
         assert len(fast.kept) == max(fitting, default=0), limit
-        assert fast.tokens_used == _render_first(packed, fmt, len(fast.kept), labels).tokens_used
+        assert fast.tokens_used == first_rendered(packed, fmt, len(fast.kept)).tokens_used
+        assert fast.bundle.render() == first_rendered(packed, fmt, len(fast.kept)).render()
+
+
+@pytest.mark.parametrize("path", PRME_BUNDLES, ids=lambda path: path.stem)
+@pytest.mark.parametrize("fmt", [*FORMATS, pytest.param(SweepFormat.READER_PLAIN, id="reader_plain")])
+def test_every_prefix_rendered_from_cached_lines_is_the_rendering_from_scratch(path: Path, fmt: SweepFormat) -> None:
+    """Each record's line is rendered once per format and reused by every prefix; the context, references and
+    tokens must still be exactly what rendering that prefix from scratch gives, in any order of requests."""
+    packed = load_bundle(path)
+    renderings = Renderings(packed, fmt)
+    for count in [packed.record_count, *range(packed.record_count + 1)]:
+        cached, scratch = renderings.first(count), first_rendered(packed, fmt, count)
+        assert cached.render() == scratch.render(), count
+        assert cached.context_references == scratch.context_references
+        assert (cached.tokens_used, cached.tokenizer) == (scratch.tokens_used, scratch.tokenizer)

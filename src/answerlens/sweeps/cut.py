@@ -50,24 +50,36 @@ def is_as_packed(bundle: MemoryBundle, fmt: SweepFormat) -> bool:
 
 
 class Renderings:
-    """One bundle's renderings in one format by how many records they keep (each made once), and the per-line
-    estimate that says where a budget falls: shared by the cells of that format."""
+    """One bundle's renderings in one format by how many records they keep (each made once), each record's line
+    (rendered once, whatever the prefix), and the per-line estimate that says where a budget falls: shared by the
+    cells of that format."""
 
     def __init__(self, bundle: MemoryBundle, fmt: SweepFormat) -> None:
         self.bundle, self.fmt = bundle, fmt
         self.labels = {label: record_id for record_id, label in reference_labels(bundle).items()}
+        cited = fmt.context_format == ContextFormat.COMPACT or fmt.citations
+        self._line_labels = {record_id: label for label, record_id in self.labels.items()} if cited else None
+        self._lines: dict[UUID, str] = {}
         self._made: dict[int, MemoryBundle] = {}
         self._estimates: list[int] | None = None
 
+    def line(self, candidate: Candidate) -> str:
+        """``render_record`` of one record in this format, made once."""
+        key = candidate.node.id
+        if key not in self._lines:
+            self._lines[key] = render_record(candidate, context_format=self.fmt.context_format,
+                                             labels=self._line_labels)
+        return self._lines[key]
+
     def first(self, count: int) -> MemoryBundle:
         if count not in self._made:
-            self._made[count] = _render_first(self.bundle, self.fmt, count, self.labels)
+            self._made[count] = _render_first(self, count)
         return self._made[count]
 
     @property
     def estimates(self) -> list[int]:
         if self._estimates is None:
-            self._estimates = _estimates(self.bundle, self.fmt, self.labels)
+            self._estimates = _estimates(self)
         return self._estimates
 
 
@@ -76,12 +88,13 @@ def cell_context(bundle: MemoryBundle, setting: Setting, packed: int | None = No
     """The context of ``setting`` over ``bundle``. ``packed`` is ``packed_tokens(bundle)`` (computed when None);
     ``renderings`` (of the setting's format) is shared by the cells of one format."""
     order = [candidate.node.id for _, candidate in bundle.candidates()]
-    limit = budget_tokens(setting.budget, packed_tokens(bundle) if packed is None else packed)
+    packed = packed_tokens(bundle) if packed is None else packed
+    limit = budget_tokens(setting.budget, packed)
     if limit is None and is_as_packed(bundle, setting.format):
         kept, rendered = len(order), bundle  # the bundle as packed: exactly what the packer produced
     else:
         kept, rendered = _fit(renderings or Renderings(bundle, setting.format), limit)
-    tokens = rendered.tokens_used if rendered is not bundle else token_count(bundle.render())[0]
+    tokens = rendered.tokens_used if rendered is not bundle else packed
     return CellContext(setting=setting, budget_tokens=limit, bundle=rendered, kept=tuple(order[:kept]),
                        cut=tuple(order[kept:]), tokens_used=tokens,
                        reason=_reason(rendered, kept, len(order), limit, setting))
@@ -127,11 +140,11 @@ def _bracket(fits: Callable[[int], bool], start: int, total: int) -> tuple[int |
     return None, 0
 
 
-def _estimates(bundle: MemoryBundle, fmt: SweepFormat, labels: dict[str, UUID]) -> list[int]:
+def _estimates(renderings: Renderings) -> list[int]:
     """For k = 0..n records, about the tokens of their rendering: the notice, guidance and full header, plus
     each section line and record line as counted alone, plus one per line break (non-decreasing)."""
+    bundle, fmt = renderings.bundle, renderings.fmt
     cited = fmt.context_format == ContextFormat.COMPACT or fmt.citations
-    by_id = {record_id: label for label, record_id in labels.items()} if cited else None
     head = [text for text in (bundle.coverage_notice, bundle.context_guidance) if text]
     head.append(context_header(bundle.sections, fmt.context_format, cited=cited))
     running = sum(_count(line) + 1 for line in head)
@@ -139,7 +152,7 @@ def _estimates(bundle: MemoryBundle, fmt: SweepFormat, labels: dict[str, UUID]) 
     for name, candidates in bundle.sections.items():
         running += _count(f"[{name}]") + 1
         for candidate in candidates:
-            running += _count(render_record(candidate, context_format=fmt.context_format, labels=by_id)) + 1
+            running += _count(renderings.line(candidate)) + 1
             found.append(running)
     return found
 
@@ -148,7 +161,8 @@ def _count(text: str) -> int:
     return token_count(text)[0]
 
 
-def _render_first(bundle: MemoryBundle, fmt: SweepFormat, count: int, labels: dict[str, UUID]) -> MemoryBundle:
+def _render_first(renderings: Renderings, count: int) -> MemoryBundle:
+    bundle, fmt = renderings.bundle, renderings.fmt
     sections: dict[str, tuple[Candidate, ...]] = {}
     left = count
     for name, candidates in bundle.sections.items():
@@ -156,8 +170,8 @@ def _render_first(bundle: MemoryBundle, fmt: SweepFormat, count: int, labels: di
             break
         sections[name] = candidates[:left]
         left -= len(sections[name])
-    trimmed = bundle.model_copy(update={"sections": sections, "context_references": labels})
-    return render_bundle(trimmed, fmt.context_format, context_citations=fmt.citations)
+    trimmed = bundle.model_copy(update={"sections": sections, "context_references": renderings.labels})
+    return render_bundle(trimmed, fmt.context_format, context_citations=fmt.citations, record_line=renderings.line)
 
 
 def _reason(rendered: MemoryBundle, kept: int, total: int, limit: int | None, setting: Setting) -> str | None:
