@@ -40,11 +40,12 @@ def test_sweep_prints_the_grid_and_the_change_then_verify_and_report_work(
     lines = printed.splitlines()
     assert lines[0].split() == ["format", "packed", "90%"]
     assert lines[1].startswith("compact") and "answer 2/2 · 4/4 records" in lines[1]
-    assert "partial 2/2 · " in lines[1]
-    assert lines[2].startswith("reader_plain") and lines[2].count("not assessed") == 2
+    assert "answer partially 2/2 · " in lines[1]
+    assert lines[2].startswith("reader, citations off") and lines[2].count("not assessed") == 2
     assert "not assessed: reader with citations off" in printed
-    assert "compact at as packed -> compact at budget 90%" in printed
-    assert "requirement 'migration owner' supported -> unsupported" in printed
+    change = next(line.strip() for line in lines if line.strip().startswith("compact: as packed -> 90% ("))
+    assert ": answer -> answer partially; requirement 'migration owner' supported -> unsupported; the cut removed m" \
+        in change and "which the fuller setting's accepted citations used" in change
     assert (out / "result.json").exists()
 
     assert main(["verify", str(out)]) == 0

@@ -35,5 +35,7 @@ def test_the_verdict_flips_where_the_budget_cuts_the_handoff_record() -> None:
 def test_sweep_report_prints_the_recorded_grid(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sweep-report", str(SWEEP)]) == 0
     printed = capsys.readouterr().out
-    assert printed.splitlines()[1].split()[:4] == ["reader_cited", "answer", "3/3", "·"]
-    assert f"the cut removed 1 record(s) its citations used: m6 ({HANDOFF})" in printed
+    assert printed.splitlines()[1].split()[:6] == ["reader,", "citations", "on", "answer", "3/3", "·"]
+    assert ("reader, citations on: as packed -> 90% (245 tokens): answer -> answer partially; requirement "
+            in printed)
+    assert f"the cut removed m6 ({HANDOFF}), which the fuller setting's accepted citations used" in printed

@@ -112,13 +112,14 @@ def _finished(args: argparse.Namespace, outcome: SweepOutcome, bundle: Any) -> i
 
 def grid_lines(result: SweepResult, labels: dict[str, str] | None = None) -> list[str]:
     """The grid as text: a row per format, a column per budget; then every change and why."""
+    from answerlens.sweeps.settings import SweepFormat
     from answerlens.sweeps.view import cell_text, change_text, columns
 
     budgets = columns(result)
     formats = list(dict.fromkeys(cell.format for cell in result.cells))
     table = [["format", *budgets]]
     for fmt in formats:
-        table.append([fmt, *(cell_text(result, fmt, budget) for budget in budgets)])
+        table.append([SweepFormat(fmt).label, *(cell_text(result, fmt, budget) for budget in budgets)])
     widths = [max(len(row[index]) for row in table) for index in range(len(table[0]))]
     lines = ["  ".join(text.ljust(width) for text, width in zip(row, widths, strict=True)).rstrip() for row in table]
     lines += [f"  {index}. {note}" for index, note in enumerate(_notes(result), start=1)]

@@ -9,13 +9,11 @@ from collections.abc import Callable, Mapping
 from answerlens.html.escape import esc
 from answerlens.sweeps.result import SweepCell, SweepResult
 from answerlens.sweeps.settings import SweepFormat
-from answerlens.sweeps.view import SHORT, change_text, columns, find, setting_text
+from answerlens.sweeps.view import ACTION_WORDS, change_text, columns, find, setting_text
 
 TONES = {"answer": "answerable", "answer_partially": "partial", "abstain": "insufficient",
          "surface_conflict": "conflicting"}
 """Action -> the palette's verdict tone (the verdict each action follows from)."""
-LEGEND = (("answer", "answer"), ("answer_partially", "answer partially"), ("abstain", "abstain"),
-          ("surface_conflict", "surface conflict"))
 
 
 def cell_html(index: int, cell: SweepCell, link: Callable[[int], str | None] | None) -> str:
@@ -28,7 +26,7 @@ def cell_html(index: int, cell: SweepCell, link: Callable[[int], str | None] | N
         return f'<td class="al-na" {attrs} data-action="none" title="{esc(cell.reason or "")}">{body}</td>'
     action = cell.action
     tone = TONES[action.value] if action is not None else "conflicting"
-    word = SHORT[action.value] if action is not None else "error"
+    word = ACTION_WORDS[action.value] if action is not None else "error"
     count = cell.actions.get(action.value, 0) if action is not None else cell.errors
     stability = "stable" if cell.stable else "unstable"
     stable_css = "" if cell.stable else ' class="al-unstable"'
@@ -66,7 +64,7 @@ def grid_html(result: SweepResult, *, link: Callable[[int], str | None] | None =
 
 def legend_html() -> str:
     items = [f'<span><i style="background-color:var(--al-soft-{TONES[key]});box-shadow:inset 4px 0 0 '
-             f'var(--al-edge-{TONES[key]})"></i>{esc(label)}</span>' for key, label in LEGEND]
+             f'var(--al-edge-{TONES[key]})"></i>{esc(label)}</span>' for key, label in ACTION_WORDS.items()]
     items.append('<span><i style="border-style:dashed"></i>not assessed</span>')
     items.append("<span>n/m: repeats with that action · unstable: repeats disagree</span>")
     return f'<div class="al-legend" data-legend="sweep">{"".join(items)}</div>'
@@ -87,7 +85,7 @@ def detail_rows(result: SweepResult) -> list[list[str]]:
         rows.append([setting_text(cell), f"{cell.tokens_used:,}" + (f" of {cell.budget_tokens:,}"
                                                                      if cell.budget_tokens is not None else ""),
                      f"{len(cell.records_kept)} kept, {len(cell.records_cut)} cut",
-                     ", ".join(f"{name} {count}" for name, count in cell.actions.items()) or "—",
+                     ", ".join(f"{ACTION_WORDS[name]} {count}" for name, count in cell.actions.items()) or "—",
                      ", ".join(f"{name} {count}" for name, count in cell.verdicts.items()) or "—",
                      ("stable" if cell.stable else "unstable") if cell.assessable else "—",
                      f"{cell.latency_ms:,.0f} ms" if cell.latency_ms is not None else "—",

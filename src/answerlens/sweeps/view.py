@@ -8,8 +8,11 @@ from collections.abc import Mapping
 from answerlens.records import MemoryBundle
 from answerlens.render import reference_labels
 from answerlens.sweeps.result import SweepCell, SweepChange, SweepResult
+from answerlens.sweeps.settings import SweepFormat
 
-SHORT = {"answer": "answer", "answer_partially": "partial", "abstain": "abstain", "surface_conflict": "conflict"}
+ACTION_WORDS = {"answer": "answer", "answer_partially": "answer partially", "abstain": "abstain",
+                "surface_conflict": "surface conflict"}
+"""An action in the words the grid, its legend, the changes and the CLI all use."""
 
 
 def columns(result: SweepResult) -> list[str]:
@@ -23,14 +26,14 @@ def find(result: SweepResult, fmt: str, budget: str) -> tuple[int, SweepCell] | 
 
 
 def outcome(cell: SweepCell) -> str:
-    """``answer 3/3``, ``partial 2/3 (unstable)``, ``error 3/3``, or ``not assessed``."""
+    """``answer 3/3``, ``answer partially 2/3 (unstable)``, ``error 3/3``, or ``not assessed``."""
     if not cell.assessable:
         return "not assessed"
     total = len(cell.samples)
     action = cell.action
     if action is None:
         return f"error {cell.errors}/{total}"
-    text = f"{SHORT[action.value]} {cell.actions[action.value]}/{total}"
+    text = f"{ACTION_WORDS[action.value]} {cell.actions[action.value]}/{total}"
     return text if cell.stable else f"{text} (unstable)"
 
 
@@ -42,11 +45,18 @@ def cell_text(result: SweepResult, fmt: str, budget: str) -> str:
     return f"{outcome(cell)} · {len(cell.records_kept)}/{len(cell.records_kept) + len(cell.records_cut)} records"
 
 
+def budget_text(cell: SweepCell) -> str:
+    """``as packed``, ``1,200 tokens`` or ``90% (245 tokens)``."""
+    if cell.budget == "packed":
+        return "as packed"
+    if cell.budget.isdigit():
+        return f"{int(cell.budget):,} tokens"
+    return f"{cell.budget} ({cell.budget_tokens:,} tokens)" if cell.budget_tokens is not None else cell.budget
+
+
 def setting_text(cell: SweepCell) -> str:
-    budget = "as packed" if cell.budget == "packed" else f"budget {cell.budget}"
-    if cell.budget_tokens is not None and not cell.budget.isdigit():
-        budget += f" ({cell.budget_tokens:,} tokens)"
-    return f"{cell.format} at {budget}"
+    """``reader, citations on at 90% (245 tokens)``: the format as the grid names it, and the budget."""
+    return f"{SweepFormat(cell.format).label} at {budget_text(cell)}"
 
 
 def labels_of(bundle: MemoryBundle) -> dict[str, str]:
@@ -55,16 +65,20 @@ def labels_of(bundle: MemoryBundle) -> dict[str, str]:
 
 
 def change_text(result: SweepResult, change: SweepChange, labels: Mapping[str, str] | None = None) -> str:
-    """``compact at packed -> compact at budget 120: answer -> answer_partially; ...``; ``labels`` names the
-    records lost by their ``mN`` label too."""
+    """``compact: as packed -> 90% (245 tokens): answer -> answer partially; requirement 'Who owns it'
+    supported -> unsupported; the cut removed m6 (…), which the fuller setting's citations used``; ``labels`` names
+    the records lost by their ``mN`` label."""
     before, after = result.cells[change.from_], result.cells[change.to]
     why = [f"requirement {flip.requirement!r} {flip.status_from.value} -> {flip.status_to.value}"
            for flip in change.requirements_flipped]
     if change.records_lost:
-        why.append(f"the cut removed {len(change.records_lost)} record(s) its citations used: "
-                   + ", ".join(f"{labels[record]} ({record})" if labels and record in labels else record
-                               for record in change.records_lost))
+        lost = ", ".join(f"{labels[record]} ({record})" if labels and record in labels else record
+                         for record in change.records_lost)
+        used = "which" if len(change.records_lost) == 1 else "which all"
+        why.append(f"the cut removed {lost}, {used} the fuller setting's accepted citations used")
     elif not why:
         why.append("no cited record was cut: the model answered differently over the shorter context")
-    return (f"{setting_text(before)} -> {setting_text(after)}: {change.action_from.value} -> "
-            f"{change.action_to.value}; " + "; ".join(why))
+    where = (f"{SweepFormat(before.format).label}: {budget_text(before)} -> {budget_text(after)}"
+             if before.format == after.format else f"{setting_text(before)} -> {setting_text(after)}")
+    return (f"{where}: {ACTION_WORDS[change.action_from.value]} -> {ACTION_WORDS[change.action_to.value]}; "
+            + "; ".join(why))
