@@ -22,17 +22,19 @@ def server() -> Iterator[ContextServer]:
         yield running
 
 
-def run_sweep(at: AppTest, base_url: str, budgets: str) -> str:
+def run_sweep(at: AppTest, base_url: str, budgets: str, *, second_opinion: bool = False) -> str:
     choose_sample(at, "sweep_budget_cut", prefix="packing")
     at.radio(key="packing.provider").set_value("OpenAI-compatible server").run()
     at.text_input(key="packing.base_url.openai").set_value(base_url).run()
     at.selectbox(key="packing.model.openai").set_value("context-oracle").run()
     at.text_input(key="packing.sweep_budgets").set_value(budgets).run()
     at.number_input(key="packing.sweep_repeats").set_value(2).run()
+    if second_opinion:
+        at.toggle(key="packing.sweep_second_opinion").set_value(True).run()
     at.button(key="packing.sweep_run").click().run()
     assert_clean(at)
     job = at.session_state["packing.sweep_job"]
-    assert job.wait(60), "the sweep did not end within 60 s"
+    assert job.job.wait(60), "the sweep did not end within 60 s"
     at.run()
     assert_clean(at)
     return str(at.session_state["packing.sweep_id"])
@@ -113,9 +115,20 @@ def test_cancel_keeps_finished_samples_and_says_how_to_resume() -> None:
         assert re.search(r'data-sweep-progress="\d+/24"', html(at))  # 8 assessed cells x 3 repeats: calls
         at.button(key="packing.sweep_cancel").click().run()
         held.release.set()
-        assert at.session_state["packing.sweep_job"].wait(30)
+        assert at.session_state["packing.sweep_job"].job.wait(30)
         at.run()
     assert_clean(at)
     page = html(at)
     assert "The sweep stopped before it finished (cancelled)" in page and "run it again to resume" in page
     assert "This sweep has not finished" in page and "data-sweep=" in page  # the samples so far, in the grid
+
+
+def test_a_sweep_with_a_second_opinion_counts_flags_per_cell_and_is_a_sweep_of_its_own(server: ContextServer) -> None:
+    at = start(PAGE)
+    plain = run_sweep(at, server.base_url, "packed, 90%")
+    assert "second-opinion flags" not in html(at)
+    with_opinion = run_sweep(at, server.base_url, "packed, 90%", second_opinion=True)
+    assert with_opinion != plain  # its own folder: a folder holds one setting or the other
+    page = html(at)
+    assert "<th>second-opinion flags</th>" in page
+    assert "data-cell-requirements" in page and "<td>1</td>" in page

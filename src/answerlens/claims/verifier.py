@@ -7,6 +7,7 @@ so a claim that needs two memories is found without hiding the decisive one in a
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -47,14 +48,16 @@ class ClaimVerifier:
     """
 
     def __init__(self, config: ClaimVerificationConfig | BaseModel | Mapping[str, Any] | None = None, *,
-                 scorer: NliScorer | None = None) -> None:
+                 scorer: NliScorer | None = None, model_dir: str | os.PathLike[str] | None = None) -> None:
+        """``model_dir``: the folder of the pinned model's ONNX export (default: ``ANSWERLENS_NLI_MODEL_DIR``, then
+        the usual places); ignored when ``scorer`` is given."""
         if isinstance(config, BaseModel) and not isinstance(config, ClaimVerificationConfig):
             config = config.model_dump()  # e.g. PRME's own ClaimVerificationConfig
         self.config = ClaimVerificationConfig.model_validate(config if config is not None else {})
         if scorer is None:
             from answerlens.claims.onnx_scorer import OnnxNliScorer
 
-            scorer = OnnxNliScorer(model=self.config.model, revision=self.config.revision,
+            scorer = OnnxNliScorer(model_dir, model=self.config.model, revision=self.config.revision,
                                    batch_size=self.config.batch_size)
         self.scorer = scorer
         self._lock = threading.Lock()

@@ -122,17 +122,12 @@ def _print_with_second_opinion(args: argparse.Namespace, assessment: Answerabili
     """
     import asyncio
 
-    from answerlens.claims.models import ClaimVerificationConfig
-    from answerlens.claims.onnx_scorer import OnnxNliScorer
     from answerlens.claims.verifier import ClaimVerifier
     from answerlens.explanation import report_lines
     from answerlens.second_opinion.document import output_document
     from answerlens.second_opinion.opinion import second_opinion_for
 
-    settings = ClaimVerificationConfig()
-    scorer = OnnxNliScorer(args.nli_model_dir, model=settings.model, revision=settings.revision,
-                           batch_size=settings.batch_size)
-    verifier = ClaimVerifier(settings, scorer=scorer)
+    verifier = ClaimVerifier(model_dir=args.nli_model_dir)
     opinion = asyncio.run(second_opinion_for(assessment, bundle, question, verifier=verifier,
                                              policy=args.evidence_policy))
     if args.json:

@@ -25,16 +25,12 @@ def add_commands(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from answerlens.claims.models import ClaimVerificationConfig
-    from answerlens.claims.onnx_scorer import OnnxNliScorer
     from answerlens.claims.report import report_lines
     from answerlens.claims.verifier import ClaimVerifier, bundle_evidence
     from answerlens.errors import ClaimVerificationError
 
     bundle = load_source(args.bundle)
-    config = ClaimVerificationConfig()
-    scorer = OnnxNliScorer(args.model_dir, model=config.model, revision=config.revision, batch_size=config.batch_size)
-    verifier = ClaimVerifier(config, scorer=scorer)
+    verifier = ClaimVerifier(model_dir=args.model_dir)
     try:
         result = asyncio.run(verifier.verify_bundle(args.claim, bundle, evidence_refs=args.refs,
                                                     requires_complete_set=args.complete_set))

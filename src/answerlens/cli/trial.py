@@ -126,15 +126,10 @@ def _shard(text: str | None) -> Any:
 def _second_opinion(args: argparse.Namespace) -> SecondOpinionSetting | None:
     if not (args.second_opinion or args.evidence_policy == "strict"):
         return None
-    from answerlens.claims.models import ClaimVerificationConfig
-    from answerlens.claims.onnx_scorer import OnnxNliScorer
     from answerlens.claims.verifier import ClaimVerifier
     from answerlens.trials.runner import SecondOpinionSetting
 
-    settings = ClaimVerificationConfig()
-    scorer = OnnxNliScorer(args.nli_model_dir, model=settings.model, revision=settings.revision,
-                           batch_size=settings.batch_size)
-    return SecondOpinionSetting(verifier=ClaimVerifier(settings, scorer=scorer))
+    return SecondOpinionSetting(verifier=ClaimVerifier(model_dir=args.nli_model_dir))
 
 
 def _plan_line(args: argparse.Namespace, cases: int, shard: Any, endpoints: list[str]) -> str:

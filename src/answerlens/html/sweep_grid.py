@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from answerlens.html.escape import esc
+from answerlens.html.markup import cell as _cell
+from answerlens.html.markup import table_html
 from answerlens.sweeps.result import SweepCell, SweepResult
 from answerlens.sweeps.settings import SweepFormat
 from answerlens.sweeps.view import ACTION_WORDS, change_text, columns, find, setting_text
@@ -79,15 +81,46 @@ def changes_html(result: SweepResult, labels: Mapping[str, str] | None = None) -
 
 
 def detail_rows(result: SweepResult) -> list[list[str]]:
-    """Per cell, as text: setting, tokens, records kept/cut, actions, verdicts, stability, latency, reason."""
+    """Per cell, as text: setting, tokens, records kept/cut, actions, verdicts, stability, latency, reason; and
+    the second opinion's flags counted over repeats when the sweep asked for one."""
+    opinions = any(cell.flags is not None for cell in result.cells)
     rows = []
     for cell in result.cells:
-        rows.append([setting_text(cell), f"{cell.tokens_used:,}" + (f" of {cell.budget_tokens:,}"
-                                                                     if cell.budget_tokens is not None else ""),
-                     f"{len(cell.records_kept)} kept, {len(cell.records_cut)} cut",
-                     ", ".join(f"{ACTION_WORDS[name]} {count}" for name, count in cell.actions.items()) or "—",
-                     ", ".join(f"{name} {count}" for name, count in cell.verdicts.items()) or "—",
-                     ("stable" if cell.stable else "unstable") if cell.assessable else "—",
-                     f"{cell.latency_ms:,.0f} ms" if cell.latency_ms is not None else "—",
-                     cell.reason or ""])
+        row = [setting_text(cell), f"{cell.tokens_used:,}" + (f" of {cell.budget_tokens:,}"
+                                                             if cell.budget_tokens is not None else ""),
+               f"{len(cell.records_kept)} kept, {len(cell.records_cut)} cut",
+               ", ".join(f"{ACTION_WORDS[name]} {count}" for name, count in cell.actions.items()) or "—",
+               ", ".join(f"{name} {count}" for name, count in cell.verdicts.items()) or "—",
+               ("stable" if cell.stable else "unstable") if cell.assessable else "—",
+               f"{cell.latency_ms:,.0f} ms" if cell.latency_ms is not None else "—"]
+        if opinions:
+            row.append(", ".join(f"{code} ×{count}" for code, count in (cell.flags or {}).items())
+                       or ("none" if cell.assessable else "—"))
+        rows.append([*row, cell.reason or ""])
     return rows
+
+
+def cells_table(result: SweepResult) -> str:
+    """Every cell's numbers (``detail_rows``) as a table, scrolling sideways on a narrow screen."""
+    head = ["setting", "tokens used", "records", "actions", "verdicts", "stability", "median latency"]
+    if any(cell.flags is not None for cell in result.cells):
+        head.append("second-opinion flags")
+    body = ["".join(map(_cell, row)) for row in detail_rows(result)]
+    return f'<div class="al-scroll">{table_html([*head, "why not assessed"], body)}</div>'
+
+
+def requirement_tables(result: SweepResult) -> list[tuple[str, str]]:
+    """Per assessed cell: its setting in words, and its requirements (numbered from 1) over repeats: final
+    statuses, accepted citations and discarded ones, each with how many repeats cited it."""
+    tables = []
+    for item in result.cells:
+        if not item.requirements:
+            continue
+        body = ["".join([_cell(index), _cell(tally.requirement),
+                         _cell(", ".join(f"{name} {count}" for name, count in tally.statuses.items())),
+                         _cell(", ".join(f"{token} ×{count}" for token, count in tally.accepted.items()) or "—"),
+                         _cell(", ".join(f"{token!r} ×{count}" for token, count in tally.discarded.items()) or "—")])
+                for index, tally in enumerate(item.requirements, start=1)]
+        tables.append((setting_text(item), table_html(["#", "requirement", "final statuses", "accepted citations",
+                                                       "discarded"], body)))
+    return tables

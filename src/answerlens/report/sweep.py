@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from answerlens.html.markup import cell, notice_html, table_html
-from answerlens.html.sweep_grid import changes_html, detail_rows, grid_html
+from answerlens.html.markup import notice_html
+from answerlens.html.sweep_grid import cells_table, changes_html, grid_html, requirement_tables
 from answerlens.report.page import header, heading, key_values, muted, section
 from answerlens.sweeps.reader import Recorded
 from answerlens.sweeps.result import SweepResult
-from answerlens.sweeps.view import labels_of, setting_text
+from answerlens.sweeps.view import labels_of
 
 
 def title(result: SweepResult, source: str | None) -> str:
@@ -50,22 +50,9 @@ def sheets(recorded: Recorded, result: SweepResult, source: str | None, problems
 
 
 def _details(result: SweepResult) -> str:
-    head = ["setting", "tokens used", "records", "actions", "verdicts", "stability", "median latency",
-            "why not assessed"]
-    body = ["".join(cell(value) for value in row) for row in detail_rows(result)]
-    return section("cells", "Every cell", f'<div class="al-scroll">{table_html(head, body)}</div>')
+    return section("cells", "Every cell", cells_table(result))
 
 
 def _requirements(result: SweepResult) -> str:
-    parts = []
-    for item in result.cells:
-        if not item.requirements:
-            continue
-        body = ["".join([cell(index + 1), cell(tally.requirement),
-                         cell(", ".join(f"{name} {count}" for name, count in tally.statuses.items())),
-                         cell(", ".join(f"{token} ×{count}" for token, count in tally.accepted.items()) or "—"),
-                         cell(", ".join(f"{token!r} ×{count}" for token, count in tally.discarded.items()) or "—")])
-                for index, tally in enumerate(item.requirements)]
-        parts += [heading(setting_text(item)),
-                  table_html(["#", "requirement", "final statuses", "accepted citations", "discarded"], body)]
+    parts = [part for setting, table in requirement_tables(result) for part in (heading(setting), table)]
     return section("requirements", "Requirements by cell (over repeats)", *parts) if parts else ""

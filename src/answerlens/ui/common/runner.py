@@ -110,13 +110,9 @@ async def assess_async(
 async def opinion_of(assessment: AnswerabilityAssessment, bundle: MemoryBundle, question: str,
                      config: AnswerabilityConfig | None) -> SecondOpinion:
     """The second opinion with the pinned NLI verifier (a missing model is a note, never a failure)."""
-    from answerlens.claims.models import ClaimVerificationConfig
-    from answerlens.claims.onnx_scorer import OnnxNliScorer
     from answerlens.claims.verifier import ClaimVerifier
 
-    settings = ClaimVerificationConfig()
-    scorer = OnnxNliScorer(None, model=settings.model, revision=settings.revision, batch_size=settings.batch_size)
-    return await second_opinion_for(assessment, bundle, question, verifier=ClaimVerifier(settings, scorer=scorer),
+    return await second_opinion_for(assessment, bundle, question, verifier=ClaimVerifier(),
                                     policy=config.evidence_policy if config is not None else None)
 
 

@@ -1,25 +1,27 @@
-"""A packing sweep running in a background thread, so the page can poll its progress and cancel it (no
-streamlit). The same approach as the Trials page's job (``ui.trials.job``): the thread owns its event loop, the
-page reads ``progress`` and ``outcome`` and sets ``cancel``; the run goes through the trial engine's lock."""
+"""A packing sweep running as a background job (``ui.common.job``, as the Trials page's run), so the page can poll
+its progress and cancel it (no streamlit here). Cancelling lets the calls in flight finish and keeps every saved
+sample; the run goes through the trial engine's lock. Whatever the run raises is worded here as a ``Failure``."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.records import MemoryBundle
 from answerlens.sweeps.run import SweepOutcome, run_sweep
-from answerlens.trials.runner import Progress
+from answerlens.trials.runner import Progress, SecondOpinionSetting
+from answerlens.ui.common import job as background
+from answerlens.ui.common.job import Job
 from answerlens.ui.common.runner import Failure
 from answerlens.ui.trials.job import failure_for
 
 
-@dataclass
-class SweepJob:
+@dataclass(frozen=True)
+class SweepSettings:
+    """What the page asks for: one question (and draft) over one bundle at formats × budgets."""
+
     question: str
     answer: str | None
     bundle: MemoryBundle
@@ -27,19 +29,21 @@ class SweepJob:
     config: AnswerabilityConfig
     formats: tuple[str, ...]
     budgets: tuple[str, ...]
-    out: Path
     repeats: int
     concurrency: int
+    second_opinion: bool = False
+    """Each assessed sample gets its second opinion (the flags, and the claim verifier when it is installed)."""
+
+
+@dataclass(frozen=True)
+class SweepJob:
+    """What was started, and the job running it; the job's result is the outcome or the failure to show."""
+
+    out: Path
     cells: int
     """Assessable cells: ``cells × repeats`` calls in all."""
-    cancel: threading.Event = field(default_factory=threading.Event)
-    progress: Progress | None = None
-    outcome: SweepOutcome | None = None
-    failure: Failure | None = None
-    started: float = field(default_factory=time.monotonic)
-    finished: float | None = None
-    _thread: threading.Thread | None = field(default=None, repr=False)
-    _changed: threading.Condition = field(default_factory=threading.Condition, repr=False)
+    repeats: int
+    job: Job[Progress, SweepOutcome | Failure]
 
     @property
     def total(self) -> int:
@@ -47,39 +51,30 @@ class SweepJob:
         return self.cells * self.repeats
 
     @property
-    def running(self) -> bool:
-        return self._thread is not None and self.finished is None
+    def outcome(self) -> SweepOutcome | None:
+        return self.job.result if isinstance(self.job.result, SweepOutcome) else None
 
     @property
-    def seconds(self) -> float:
-        return (self.finished or time.monotonic()) - self.started
+    def failure(self) -> Failure | None:
+        return self.job.result if isinstance(self.job.result, Failure) else None
 
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until the sweep ends (tests); True when it has."""
-        with self._changed:
-            return self._changed.wait_for(lambda: self.finished is not None, timeout)
 
-    def _run(self) -> None:
+def start(settings: SweepSettings, *, out: Path, cells: int) -> SweepJob:
+    """Start the sweep in the background and return at once."""
+
+    async def work(report: background.Report[Progress], cancel: threading.Event) -> SweepOutcome | Failure:
+        opinion = None
+        if settings.second_opinion:
+            from answerlens.claims.verifier import ClaimVerifier
+
+            opinion = SecondOpinionSetting(verifier=ClaimVerifier())
         try:
-            self.outcome = asyncio.run(run_sweep(
-                self.question, self.bundle, self.config, out=self.out, formats=self.formats, budgets=self.budgets,
-                answer=self.answer, repeats=self.repeats, concurrency=self.concurrency, progress=self._record,
-                cancel=self.cancel, bundle_name=self.bundle_name))
+            return await run_sweep(
+                settings.question, settings.bundle, settings.config, out=out, formats=settings.formats,
+                budgets=settings.budgets, answer=settings.answer, repeats=settings.repeats,
+                concurrency=settings.concurrency, progress=report, cancel=cancel, bundle_name=settings.bundle_name,
+                second_opinion=opinion)
         except Exception as exc:  # noqa: BLE001 - the page must show a message, never a traceback
-            self.failure = failure_for(exc)
-        finally:
-            with self._changed:
-                self.finished = time.monotonic()
-                self._changed.notify_all()
+            return failure_for(exc, "sweep")
 
-    def _record(self, progress: Progress) -> None:
-        with self._changed:
-            self.progress = progress
-            self._changed.notify_all()
-
-
-def start(job: SweepJob) -> SweepJob:
-    """Run ``job`` in a daemon thread and return it at once."""
-    job._thread = threading.Thread(target=job._run, name=f"answerlens-sweep-{job.out.name}", daemon=True)
-    job._thread.start()
-    return job
+    return SweepJob(out, cells, settings.repeats, background.start(work, name=f"sweep-{out.name}"))

@@ -9,15 +9,15 @@ from pathlib import Path
 import streamlit as st
 
 from answerlens.html.escape import esc
-from answerlens.html.markup import cell, notice_html, table_html
-from answerlens.html.sweep_grid import changes_html, detail_rows, grid_html
+from answerlens.html.markup import notice_html
+from answerlens.html.sweep_grid import cells_table, changes_html, grid_html, requirement_tables
 from answerlens.report.document import sweep_report
 from answerlens.sweeps.settings import SweepFormat
 from answerlens.sweeps.view import labels_of
 from answerlens.ui.common import endpoint_view, history
 from answerlens.ui.common.sources import Source
 from answerlens.ui.packing import sweep_job, sweeps
-from answerlens.ui.packing.sweep_job import SweepJob
+from answerlens.ui.packing.sweep_job import SweepJob, SweepSettings
 
 LABELS = {item.value: item.label for item in SweepFormat}
 
@@ -62,32 +62,33 @@ def _form(prefix: str, source: Source, config: object, problem: str | None) -> N
     left, right = st.columns(2)
     repeats = int(left.number_input("Repeats per cell", 1, 50, 3, key=f"{prefix}.sweep_repeats"))
     concurrency = int(right.number_input("Requests in flight", 1, 16, 2, key=f"{prefix}.sweep_concurrency"))
+    opinion = st.toggle("Second opinion", key=f"{prefix}.sweep_second_opinion",
+                        help="Every assessed sample gets the second opinion's flags (and the NLI claim verifier's "
+                        "result when it is installed); the grid's table counts the flags per cell")
     job: SweepJob | None = st.session_state.get(f"{prefix}.sweep_job")
-    busy = job is not None and job.running
+    busy = job is not None and job.job.running
     ready = bool(question.strip()) and config is not None and formats and not busy
     if config is None and problem:
         st.caption(f"Set the endpoint first: {problem}")
     if st.button("Run a sweep", type="primary", key=f"{prefix}.sweep_run", disabled=not ready):
-        _start(prefix, source, config, question.strip(), answer.strip() or None, formats, budgets, repeats,
-               concurrency)
+        from answerlens.config import AnswerabilityConfig
+
+        assert isinstance(config, AnswerabilityConfig)
+        _start(prefix, source, SweepSettings(
+            question=question.strip(), answer=answer.strip() or None, bundle=source.bundle, bundle_name=source.title,
+            config=config, formats=tuple(formats), budgets=tuple(sweeps.parse_budgets(budgets)), repeats=repeats,
+            concurrency=concurrency, second_opinion=opinion))
 
 
-def _start(prefix: str, source: Source, config: object, question: str, answer: str | None, formats: list[str],
-           budgets_text: str, repeats: int, concurrency: int) -> None:
-    from answerlens.config import AnswerabilityConfig
-
-    assert isinstance(config, AnswerabilityConfig)
-    budgets = sweeps.parse_budgets(budgets_text)
+def _start(prefix: str, source: Source, settings: SweepSettings) -> None:
     try:
-        planned = sweeps.plan(question, answer, source.bundle, config, formats, budgets, repeats, source.title,
-                              sweeps.sweeps_dir())
+        planned = sweeps.plan(settings.question, settings.answer, source.bundle, settings.config,
+                              list(settings.formats), list(settings.budgets), settings.repeats, source.title,
+                              sweeps.sweeps_dir(), second_opinion=settings.second_opinion)
     except ValueError as exc:
         st.html(notice_html("error", "The sweep settings cannot be used", str(exc)))
         return
-    job = SweepJob(question=question, answer=answer, bundle=source.bundle, bundle_name=source.title, config=config,
-                   formats=tuple(formats), budgets=tuple(budgets), out=planned.out, repeats=repeats,
-                   concurrency=concurrency, cells=planned.cells)
-    st.session_state[f"{prefix}.sweep_job"] = sweep_job.start(job)
+    st.session_state[f"{prefix}.sweep_job"] = sweep_job.start(settings, out=planned.out, cells=planned.cells)
     st.session_state[f"{prefix}.sweep_id"] = planned.id
     st.session_state[f"{prefix}.sweep_linked"] = planned.id
     st.query_params["sweep"] = planned.id
@@ -97,7 +98,7 @@ def _progress(prefix: str) -> None:
     job: SweepJob | None = st.session_state.get(f"{prefix}.sweep_job")
     if job is None:
         return
-    if job.running:
+    if job.job.running:
         _live(prefix)
     elif job.failure is not None:
         st.html(notice_html("error", job.failure.title, job.failure.message, job.failure.remedy))
@@ -112,17 +113,18 @@ def _live(prefix: str) -> None:
     job: SweepJob | None = st.session_state.get(f"{prefix}.sweep_job")
     if job is None:
         return
-    if not job.running:
+    if not job.job.running:
         st.rerun()
-    done = job.progress.done if job.progress else 0
-    total = job.progress.total if job.progress else job.total
+    progress = job.job.progress
+    done = progress.done if progress else 0
+    total = progress.total if progress else job.total
     st.progress(done / total if total else 0.0)
-    line = f"{done} / {total} calls · {job.seconds:.0f} s" + (f" · last: {job.progress.last}" if job.progress else "")
-    if job.cancel.is_set():
+    line = f"{done} / {total} calls · {job.job.seconds:.0f} s" + (f" · last: {progress.last}" if progress else "")
+    if job.job.cancelling:
         line = "cancelling: waiting for the calls in flight · " + line
     st.html(f'<div class="al-muted" data-sweep-progress="{done}/{total}">{esc(line)}</div>')
-    st.button("Cancel", key=f"{prefix}.sweep_cancel", on_click=job.cancel.set, icon=":material/stop:",
-              disabled=job.cancel.is_set(), help="finished samples are kept; Run a sweep again resumes")
+    st.button("Cancel", key=f"{prefix}.sweep_cancel", on_click=job.job.cancel, icon=":material/stop:",
+              disabled=job.job.cancelling, help="finished samples are kept; Run a sweep again resumes")
 
 
 def _picker(prefix: str, examples: Path | None) -> None:
@@ -150,7 +152,7 @@ def _picked(prefix: str, key: str) -> None:
 def _show(prefix: str, examples: Path | None) -> None:
     ident = st.session_state.get(f"{prefix}.sweep_id")
     job: SweepJob | None = st.session_state.get(f"{prefix}.sweep_job")
-    if not ident or (job is not None and job.running and job.out.name == ident):
+    if not ident or (job is not None and job.job.running and job.out.name == ident):
         return
     path = sweeps.folder_for(sweeps.sweeps_dir(), ident, examples)
     if path is None:
@@ -174,9 +176,12 @@ def _show(prefix: str, examples: Path | None) -> None:
     st.markdown("**What changed**")
     st.html(changes_html(result, labels_of(opened.recorded.bundle)))
     with st.expander("Every cell"):
-        head = ["setting", "tokens used", "records", "actions", "verdicts", "stability", "median latency", "why not"]
-        st.html(f'<div class="al-scroll">{table_html(head, ["".join(map(cell, row)) for row in detail_rows(result)])}'
-                "</div>")
+        st.html(cells_table(result))
+    tables = requirement_tables(result)
+    if tables:
+        with st.expander("Requirements by cell (over repeats)"):
+            st.html("".join(f'<div data-cell-requirements><strong>{esc(setting)}</strong>{table}</div>'
+                            for setting, table in tables))
     _exports(prefix, ident, opened)
 
 

@@ -34,8 +34,10 @@ def sweeps_dir() -> Path:
 
 
 def sweep_id(manifest: SweepManifest) -> str:
-    """The same sweep (question, draft, bundle, settings) with the same configuration: one id, one folder."""
-    return sha256_text(manifest.sweep_sha256 + manifest.configuration_sha256)[:12]
+    """The same sweep (question, draft, bundle, settings) with the same configuration and second-opinion setting:
+    one id, one folder (one asked with a second opinion is another sweep: a folder holds one or the other)."""
+    opinion = "+second-opinion" if manifest.second_opinion else ""
+    return sha256_text(manifest.sweep_sha256 + manifest.configuration_sha256 + opinion)[:12]
 
 
 @dataclass(frozen=True)
@@ -48,10 +50,11 @@ class Plan:
 
 
 def plan(question: str, answer: str | None, bundle: MemoryBundle, config: AnswerabilityConfig,
-         formats: Sequence[str], budgets: Sequence[str], repeats: int, name: str, root: Path) -> Plan:
+         formats: Sequence[str], budgets: Sequence[str], repeats: int, name: str, root: Path, *,
+         second_opinion: bool = False) -> Plan:
     """Where the sweep goes and how many calls it makes; ``ValueError`` for bad settings."""
     settings = grid(formats, budgets)
-    manifest = manifest_for(question, answer, bundle, settings, config, repeats, name, False)
+    manifest = manifest_for(question, answer, bundle, settings, config, repeats, name, second_opinion)
     contexts = contexts_of(bundle, settings)
     ident = sweep_id(manifest)
     return Plan(ident, root / ident, sum(1 for context in contexts if context.assessable), len(contexts))
@@ -143,7 +146,8 @@ def cell_runs(opened: Opened, runs: RunStore, title: str) -> dict[int, str]:
 
 
 CSV_COLUMNS = ("format", "budget", "budget_tokens", "tokens_used", "records_kept", "records_cut", "assessable",
-               "reason", "action", "actions", "verdicts", "stable", "errors", "median_latency_ms")
+               "reason", "action", "actions", "verdicts", "stable", "errors", "median_latency_ms",
+               "second_opinion_flags")
 
 
 def csv_text(result: SweepResult) -> str:
@@ -155,5 +159,6 @@ def csv_text(result: SweepResult) -> str:
         writer.writerow([cell.format, cell.budget, cell.budget_tokens, cell.tokens_used, len(cell.records_kept),
                          len(cell.records_cut), cell.assessable, cell.reason or "",
                          cell.action.value if cell.action else "", json.dumps(cell.actions), json.dumps(cell.verdicts),
-                         cell.stable, cell.errors, cell.latency_ms if cell.latency_ms is not None else ""])
+                         cell.stable, cell.errors, cell.latency_ms if cell.latency_ms is not None else "",
+                         json.dumps(cell.flags) if cell.flags is not None else ""])
     return out.getvalue()

@@ -68,11 +68,9 @@ class TrialJob:
                                  timeout) or not self.job.running
 
 
-NOT_STARTED = "The trial did not start"
-
-
-def failure_for(exc: Exception) -> Failure:
-    """What the page says about a run that raised instead of finishing (its error samples are data, not this).
+def failure_for(exc: Exception, run: str = "trial") -> Failure:
+    """What the page says about a run (``run``: a trial, or a sweep on the same engine) that raised instead of
+    finishing (its error samples are data, not this).
 
     A ``TrialError`` is a refusal before any sample (a folder of another run, a bound, and the engine's
     preflight or lock once it has them); its ``remedy`` attribute, when the engine sets one, is shown as is.
@@ -82,21 +80,22 @@ def failure_for(exc: Exception) -> Failure:
         return Failure("Another run is writing to this output directory", str(exc),
                        "wait for it to finish, or choose another output directory", "trial")
     if isinstance(exc, AnswerabilityError) and exc.kind == "preflight":  # refused before any sample
-        return Failure("The endpoint cannot serve this trial", trial_message(exc.detail), trial_remedy(exc.kind),
+        return Failure(f"The endpoint cannot serve this {run}", trial_message(exc.detail), trial_remedy(exc.kind),
                        "endpoint")
     if isinstance(exc, TrialError):
-        return Failure(NOT_STARTED, str(exc), remedy or "fix what the message names; for a folder that holds "
-                       "another run, choose a fresh output directory or open it under “Open a result”", "trial")
+        where = ("; for a folder that holds another run, choose a fresh output directory or open it under “Open a "
+                 "result”") if run == "trial" else ""
+        return Failure(f"The {run} did not start", str(exc), remedy or f"fix what the message names{where}", "trial")
     if isinstance(exc, DatasetError):
         return Failure("The dataset cannot be used", str(exc), remedy or "fix the case named above", "dataset")
     if isinstance(exc, AnswerabilityError):
-        return Failure("The trial stopped: the endpoint failed", trial_message(str(exc)), trial_remedy(exc.kind),
+        return Failure(f"The {run} stopped: the endpoint failed", trial_message(str(exc)), trial_remedy(exc.kind),
                        exc.kind)
     if isinstance(exc, (AnswerlensError, OSError)):
-        return Failure("The trial stopped", f"{type(exc).__name__}: {exc}",
+        return Failure(f"The {run} stopped", f"{type(exc).__name__}: {exc}",
                        "check the output directory is writable and the endpoint is reachable; rerun to resume "
                        "(saved samples are kept)", "trial")
-    log.error("unexpected failure in a trial run", exc_info=exc)
+    log.error("unexpected failure in a %s run", run, exc_info=exc)
     return Failure("Unexpected error (a bug in answerlens)", f"{type(exc).__name__}: {exc}",
                    "the full traceback is in the server log; saved samples are kept", "bug")
 
