@@ -199,13 +199,27 @@ def style(page: Any, selector: str, prop: str) -> str:
     return page.eval_on_selector(selector, f"e => getComputedStyle(e).{prop}")
 
 
-def shoot(page: Any, screenshots: Path | None, name: str) -> None:
-    """Save the whole page: Streamlit scrolls inside its own container, so grow the viewport to fit it."""
+def shoot(page: Any, screenshots: Path | None, name: str, *, charts: bool = False) -> None:
+    """Save the whole page at the viewport's width as ``screenshots / name``: the walk-throughs' ``inspect.png``
+    (with ``ANSWERLENS_SCREENSHOTS=docs``: docs/inspect.png), the width and theme shots' ``screens/…``. Streamlit
+    scrolls inside its own container, so the viewport grows to fit it; with ``charts``, every chart has drawn."""
     if screenshots is None:
         return
+    target = screenshots / name
+    target.parent.mkdir(parents=True, exist_ok=True)
     height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-    page.set_viewport_size({"width": 1600, "height": min(max(int(height), 900), 4000)})
+    page.set_viewport_size({"width": page.viewport_size["width"], "height": min(max(int(height), 900), 12000)})
     page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
     settle(page)
-    page.wait_for_timeout(500)
-    page.screenshot(path=str(screenshots / name))
+    if charts:
+        drawn(page)
+    page.wait_for_timeout(400)  # only when saving a picture: fonts and charts finish painting
+    page.screenshot(path=str(target))
+
+
+def drawn(page: Any) -> None:
+    """Wait until every chart on the page has drawn its title (plotly draws after the script run ends)."""
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    for index in range(charts.count()):
+        charts.nth(index).locator(".gtitle").first.wait_for(timeout=TIMEOUT)
+    settle(page)

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import TIMEOUT, settle
-from tests.e2e.widths import SCHEMES, WIDTHS, opened, shot, truncated
+from tests.e2e.conftest import TIMEOUT, settle, shoot
+from tests.e2e.widths import SCHEMES, WIDTHS, opened, truncated
 
 pytestmark = pytest.mark.e2e
 
@@ -45,7 +45,7 @@ def test_the_shipped_pair_reads_whole_at_every_width(browser: Any, app_url: str,
         assert truncated(page) == []
         page.keyboard.press("Escape")
         settle(page)
-        shot(page, screenshots, f"compare-{width}-{scheme}.png")
+        shoot(page, screenshots, f"screens/compare-{width}-{scheme}.png", charts=True)
 
 
 def test_the_truncation_check_finds_a_cut_label(browser: Any, app_url: str) -> None:

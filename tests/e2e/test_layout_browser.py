@@ -10,7 +10,7 @@ import pytest
 
 from answerlens.html.palette import contrast
 from answerlens.samples import load_sample
-from tests.e2e.conftest import CHROMIUM, TIMEOUT, choose, radio, settle
+from tests.e2e.conftest import CHROMIUM, TIMEOUT, choose, radio, settle, shoot
 from tests.paths import SAMPLES
 
 pytestmark = pytest.mark.e2e
@@ -69,19 +69,6 @@ def assess_flagged_sample(page: Any) -> None:
     settle(page)
 
 
-def shoot(page: Any, screenshots: Path | None, name: str) -> None:
-    """The whole page at the viewport's width (Streamlit scrolls inside its own container)."""
-    if screenshots is None:
-        return
-    target = screenshots / "screens"
-    target.mkdir(parents=True, exist_ok=True)
-    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-    page.set_viewport_size({"width": page.viewport_size["width"], "height": min(max(int(height), 900), 6000)})
-    settle(page)
-    page.wait_for_timeout(400)
-    page.screenshot(path=str(target / name))
-
-
 def check_theme(page: Any, scheme: str, selectors: list[str]) -> None:
     for selector in selectors:
         found = page.evaluate(COLOURS, selector)
@@ -100,7 +87,7 @@ def test_inspect_reads_on_any_screen(browser: Any, app_url: str, screenshots: Pa
     page = open_page(browser, app_url, width, scheme)
     try:
         assess_flagged_sample(page)
-        shoot(page, screenshots, f"inspect-{width}-{scheme}.png")
+        shoot(page, screenshots, f"screens/inspect-{width}-{scheme}.png")
         verdict = page.locator("[data-verdict]").bounding_box()
         requirements = page.locator(".al-reqs").bounding_box()
         context = page.locator(".al-context").bounding_box()
@@ -122,7 +109,7 @@ def test_inspect_reads_on_any_screen(browser: Any, app_url: str, screenshots: Pa
         if width < 640:
             sidebar(page, False)
         choose(page, "Sample bundle", load_sample(SAMPLES / "answerable_billing_database.json").title)
-        shoot(page, screenshots, f"packing-{width}-{scheme}.png")
+        shoot(page, screenshots, f"screens/packing-{width}-{scheme}.png")
         assert page.evaluate(TRUNCATED) == []
         check_theme(page, scheme, ['[data-format="auditable"][data-ref="m1"]', '[data-notice="ok"]'])
     finally:

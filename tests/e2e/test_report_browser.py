@@ -221,7 +221,7 @@ def test_every_legend_entry_shows_its_colour(offline: Callable[..., Offline], re
                                             scheme: str, screenshots: Path | None) -> None:
     """The legend's swatches and requirement dots resolve the palette (they were blank: its variables were
     declared only on other elements), each dot in its own requirement's colour, in both themes. With
-    ANSWERLENS_SCREENSHOTS=docs/screens: report-legend-light.png and report-legend-dark.png."""
+    ANSWERLENS_SCREENSHOTS=docs: screens/report-legend-light.png and report-legend-dark.png."""
     seen = offline(color_scheme=scheme)
     seen.open(reports["second_opinion_plan_as_fact+opinion"])
     legend = seen.page.locator(".rp-legend")
@@ -246,7 +246,8 @@ def test_every_legend_entry_shows_its_colour(offline: Callable[..., Offline], re
         expected = rgb(getattr(palette.IDENTITY[index % len(palette.IDENTITY)][0], scheme))
         assert background(dots.nth(index)) == expected != TRANSPARENT
     if screenshots is not None:
-        seen.page.locator("#context").screenshot(path=str(screenshots / f"report-legend-{scheme}.png"))
+        (screenshots / "screens").mkdir(parents=True, exist_ok=True)
+        seen.page.locator("#context").screenshot(path=str(screenshots / "screens" / f"report-legend-{scheme}.png"))
 
 
 def test_hostile_labels_keep_every_chart_whole(offline: Callable[..., Offline], tmp_path: Path) -> None:

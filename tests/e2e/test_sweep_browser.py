@@ -1,5 +1,5 @@
 """The Packing page's sweep grid in a real Chromium: the shipped sweep opened by its link at 1280 and 390 px
-(screenshots into ``$ANSWERLENS_SCREENSHOTS``), and a cell that opens its run in Inspect."""
+(screenshots into ``$ANSWERLENS_SCREENSHOTS/screens``), and a cell that opens its run in Inspect."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import TIMEOUT, settle
-from tests.e2e.widths import opened, shot, truncated
+from tests.e2e.conftest import TIMEOUT, settle, shoot
+from tests.e2e.widths import opened, truncated
 
 pytestmark = pytest.mark.e2e
 
@@ -31,8 +31,9 @@ def test_the_grid_reads_at_any_width(browser: Any, app_url: str, screenshots: Pa
         assert overflow <= width + 1
         assert truncated(page) == []
         if screenshots is not None:
-            grid.screenshot(path=str(screenshots / f"sweep-grid-{width}.png"))
-            shot(page, screenshots, f"sweep-{width}.png")
+            (screenshots / "screens").mkdir(parents=True, exist_ok=True)
+            grid.screenshot(path=str(screenshots / "screens" / f"sweep-grid-{width}.png"))
+            shoot(page, screenshots, f"screens/sweep-{width}.png")
 
 
 def test_a_cell_opens_its_run_in_inspect(browser: Any, app_url: str) -> None:

@@ -13,8 +13,8 @@ import pytest
 from playwright.sync_api import expect
 
 from answerlens.samples import load_sample
-from tests.e2e.conftest import TIMEOUT, choose, radio, settle, shoot
-from tests.e2e.widths import SCHEMES, WIDTHS, drawn, opened, shot, truncated
+from tests.e2e.conftest import TIMEOUT, choose, drawn, radio, settle, shoot
+from tests.e2e.widths import SCHEMES, WIDTHS, opened, truncated
 from tests.paths import PRME, SAMPLES
 
 pytestmark = pytest.mark.e2e
@@ -122,7 +122,7 @@ def test_the_example_result_reads_whole_at_every_width(browser: Any, app_url: st
         assert truncated(page) == []
         page.keyboard.press("Escape")
         settle(page)
-        shot(page, screenshots, f"trials-{width}-{scheme}.png")
+        shoot(page, screenshots, f"screens/trials-{width}-{scheme}.png", charts=True)
 
 
 def test_export_the_visible_samples(browser: Any, app_url: str, tmp_path: Path) -> None:

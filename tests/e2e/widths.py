@@ -1,11 +1,10 @@
-"""A page at a given width and colour scheme, whether any of its labels is cut short, and a full-page screenshot
-at that width (the Trials and Compare pages at 1280 and 390 px, light and dark)."""
+"""A page at a given width and colour scheme, and whether any of its labels is cut short (the Trials, Compare and
+sweep views at 1280 and 390 px, light and dark); their screenshots go through ``conftest.shoot``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from tests.e2e.conftest import TIMEOUT, settle
@@ -52,23 +51,3 @@ def opened(browser: Any, url: str, width: int, scheme: str) -> Iterator[Any]:
 
 def truncated(page: Any) -> list[str]:
     return list(page.evaluate(_TRUNCATED))
-
-
-def shot(page: Any, folder: Path | None, name: str) -> None:
-    """The whole page at the viewport's width: Streamlit scrolls inside its own container, so grow the viewport."""
-    if folder is None:
-        return
-    width = page.viewport_size["width"]
-    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-    page.set_viewport_size({"width": width, "height": min(max(int(height), 900), 12000)})
-    page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
-    settle(page)
-    drawn(page)
-    page.screenshot(path=str(folder / name))
-
-
-def drawn(page: Any) -> None:
-    """Wait until every chart on the page has drawn its title (plotly draws after the script run ends)."""
-    charts = page.locator('[data-testid="stPlotlyChart"]')
-    for index in range(charts.count()):
-        charts.nth(index).locator(".gtitle").first.wait_for(timeout=TIMEOUT)
