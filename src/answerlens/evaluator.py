@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,8 @@ from answerlens.providers.replay import ReplayEngine
 from answerlens.recording import Recording, RecordingBinding, RecordingRef, ReplyOrigin
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
     from answerlens.claims.verifier import ClaimVerifier
     from answerlens.second_opinion.models import SecondOpinion
 
