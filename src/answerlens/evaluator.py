@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -26,6 +26,12 @@ from answerlens.providers.failures import failures_for
 from answerlens.providers.http import client_timeout, make_client
 from answerlens.providers.replay import ReplayEngine
 from answerlens.recording import Recording, RecordingBinding, RecordingRef, ReplyOrigin
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
+    from answerlens.claims.verifier import ClaimVerifier
+    from answerlens.second_opinion.models import SecondOpinion
 
 
 class AnswerabilityEvaluator:
@@ -181,3 +187,26 @@ async def assess_answerability(
     """One-shot convenience wrapper around :class:`AnswerabilityEvaluator`."""
     async with AnswerabilityEvaluator(config) as evaluator:
         return await evaluator.assess(query, bundle, answer=answer)
+
+
+async def with_second_opinion(
+    assessing: Awaitable[AnswerabilityAssessment],
+    bundle: Any,
+    question: str,
+    *,
+    config: AnswerabilityConfig,
+    verifier: ClaimVerifier | None = None,
+) -> tuple[AnswerabilityAssessment, SecondOpinion]:
+    """Await ``assessing`` (an ``AnswerabilityEvaluator.assess`` call, or a step that ends with one), then give
+    the assessment its second opinion under ``config.evidence_policy`` (``second_opinion_for``), in one
+    ``answerlens.assess`` span: it carries the verdict of the assessment returned and the opinion's flag codes
+    and strict outcome, as a trial sample's span does. Raises as those two do."""
+    from answerlens.second_opinion.opinion import second_opinion_for  # its own imports are not free
+
+    with tracing.assessment(config, question) as span:
+        assessment = await assessing  # its own span joins this one
+        opinion = await second_opinion_for(assessment, bundle, question, verifier=verifier,
+                                           policy=config.evidence_policy)
+        span.assessed(assessment)
+        span.opinion(opinion)
+    return assessment, opinion

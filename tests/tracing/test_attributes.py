@@ -48,6 +48,7 @@ async def test_flags_of_the_second_opinion_are_listed_once() -> None:
     recorded = attributes.opinion(opinion)
     assert recorded["answerlens.second_opinion.flags"] == ["speech_act_mismatch"]
     assert recorded["answerlens.second_opinion.strict_action"] == opinion.strict.recommended_action.value
+    assert recorded["answerlens.second_opinion.strict_verdict"] == opinion.strict.verdict.value
 
 
 def test_hidden_content_stays_out_and_the_verdict_stays_in() -> None:

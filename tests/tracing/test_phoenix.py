@@ -193,3 +193,25 @@ def test_a_trial_is_one_run_span_with_a_span_per_sample(phoenix: Phoenix, projec
     assert {llm["parent_id"] for llm in named(spans, "answerlens.llm")} == {s["context"]["span_id"] for s in samples}
     assert run["attributes"]["answerlens.gates.passed"] is True
     assert run["attributes"]["answerlens.gate.unsafe_full_answer_count_max.passed"] is True
+
+
+def test_the_cli_with_a_second_opinion_traces_its_flags_on_the_verdict_span(
+        phoenix: Phoenix, project: str, tmp_path: Path) -> None:
+    sample = str(SAMPLES / "second_opinion_plan_as_fact.json")
+    done = subprocess.run([sys.executable, "-m", "answerlens.cli", "assess", sample, "--provider", "replay",
+                           "--evidence-policy", "strict", "--nli-model-dir", str(tmp_path), "--json"],
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")}, capture_output=True, text=True,
+                          timeout=120, check=True)
+    printed = json.loads(done.stdout)
+    spans = phoenix.wait_for_spans(lambda spans: len(spans) >= 2, project)
+
+    verdict, llm = one(spans, "answerlens.assess"), one(spans, "answerlens.llm")
+    assert llm["parent_id"] == verdict["context"]["span_id"] and verdict["status_code"] == "OK"
+    attributes = verdict["attributes"]
+    assert attributes["answerlens.evaluation_id"] == printed["second_opinion"]["assessment_evaluation_id"]
+    assert attributes["answerlens.second_opinion.flags"] == ["speech_act_mismatch"]
+    # The model's verdict stays the span's; the strict one, printed on top, is beside it.
+    assert attributes["answerlens.action"] == "answer"
+    assert (attributes["answerlens.second_opinion.strict_verdict"],
+            attributes["answerlens.second_opinion.strict_action"]) == (printed["verdict"],
+                                                                       printed["recommended_action"])

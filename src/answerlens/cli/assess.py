@@ -19,7 +19,10 @@ from answerlens.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from answerlens.assessment import AnswerabilityAssessment
+    from answerlens.config import AnswerabilityConfig
     from answerlens.recording import Recording
     from answerlens.samples import Sample
 
@@ -60,15 +63,15 @@ def run(args: argparse.Namespace) -> int:
 
     async def assess() -> AnswerabilityAssessment:
         async with AnswerabilityEvaluator(config, recording=recording, force_replay=args.force_replay) as evaluator:
-            return await evaluator.assess(question, bundle, answer=answer)
+            assessment = await evaluator.assess(question, bundle, answer=answer)
+        if args.prompt_version or args.prompt_sha256:
+            assessment = _with_prompt_identity(args, assessment, question, bundle, answer)
+        return assessment
 
-    assessment = asyncio.run(assess())
-    if args.prompt_version or args.prompt_sha256:
-        assessment = _with_prompt_identity(args, assessment, question, bundle, answer)
     if args.second_opinion or args.evidence_policy == "strict":
-        _print_with_second_opinion(args, assessment, bundle, question)
+        _print_with_second_opinion(args, assess, bundle, question, config)
     else:
-        _print(assessment, as_json=args.json)
+        _print(asyncio.run(assess()), as_json=args.json)
     return EXIT_OK
 
 
@@ -113,9 +116,10 @@ def _print(assessment: AnswerabilityAssessment, *, as_json: bool) -> None:
     print(assessment.model_dump_json(indent=2) if as_json else "\n".join(report_lines(assessment)))
 
 
-def _print_with_second_opinion(args: argparse.Namespace, assessment: AnswerabilityAssessment, bundle: Any,
-                               question: str) -> None:
-    """The assessment with its second opinion; under the strict policy the printed verdict is the strict one.
+def _print_with_second_opinion(args: argparse.Namespace, assess: Callable[[], Awaitable[AnswerabilityAssessment]],
+                               bundle: Any, question: str, config: AnswerabilityConfig) -> None:
+    """The assessment with its second opinion (both in one traced span); under the strict policy the printed
+    verdict is the strict one.
 
     The verifier runs the pinned NLI model from ``--nli-model-dir`` (or its defaults); when it is not installed
     the opinion says so and the flags still show.
@@ -123,13 +127,13 @@ def _print_with_second_opinion(args: argparse.Namespace, assessment: Answerabili
     import asyncio
 
     from answerlens.claims.verifier import ClaimVerifier
+    from answerlens.evaluator import with_second_opinion
     from answerlens.explanation import report_lines
     from answerlens.second_opinion.document import output_document
-    from answerlens.second_opinion.opinion import second_opinion_for
 
     verifier = ClaimVerifier(model_dir=args.nli_model_dir)
-    opinion = asyncio.run(second_opinion_for(assessment, bundle, question, verifier=verifier,
-                                             policy=args.evidence_policy))
+    assessment, opinion = asyncio.run(with_second_opinion(assess(), bundle, question, config=config,
+                                                          verifier=verifier))
     if args.json:
         print(json.dumps(output_document(assessment, opinion), indent=2, ensure_ascii=False))
     else:

@@ -78,7 +78,8 @@ def reset() -> None:
 
 def assessment(config: AnswerabilityConfig, query: str) -> AssessmentSpan:
     """``with tracing.assessment(config, query) as span:`` around one assessment (span ``answerlens.assess``,
-    kind ``EVALUATOR``, a child of the caller's current span when there is one)."""
+    kind ``EVALUATOR``, a child of the caller's current span when there is one). Inside an ``answerlens.assess``
+    span already open (``evaluator.with_second_opinion``'s), the handle records onto that one instead."""
     tracer = _tracer()
     if tracer is None:
         return NO_SPAN

@@ -128,10 +128,12 @@ def assessed(assessment: AnswerabilityAssessment, capture: Capture, app_url: str
 
 
 def opinion(second: SecondOpinion) -> Attributes:
-    """The second opinion's flag codes (each once, sorted) and its strict verdict when the policy is strict."""
+    """The second opinion's flag codes (each once, sorted) and its strict verdict and action when the policy is
+    strict: the same attributes on a single assessment's span and on a trial sample's."""
     codes = sorted({flag.code.value for requirement in second.requirements for flag in requirement.flags})
     attributes: Attributes = {"answerlens.second_opinion.flags": codes} if codes else {}
     if second.strict is not None:
+        attributes["answerlens.second_opinion.strict_verdict"] = second.strict.verdict.value
         attributes["answerlens.second_opinion.strict_action"] = second.strict.recommended_action.value
     return attributes
 

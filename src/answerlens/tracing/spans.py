@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar, Token
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -61,9 +62,43 @@ class RecordingSpan(AssessmentSpan):
         self._live.record(attributes.trial(gates, counts))
 
 
-def assessment(tracer: Tracer, config: AnswerabilityConfig, query: str) -> RecordingSpan:
-    return RecordingSpan(tracer, tracer.start("answerlens.assess",
-                                              attributes.starting(config, query, tracer.capture)), config)
+class VerdictSpan(RecordingSpan):
+    """An ``answerlens.assess`` span: while it is open, an assessment started inside it (``evaluator.assess``
+    under ``evaluator.with_second_opinion``) records onto it instead of opening another."""
+
+    def __enter__(self) -> VerdictSpan:
+        super().__enter__()
+        self._open: Token[VerdictSpan | None] = _OPEN.set(self)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        _OPEN.reset(self._open)
+        super().__exit__(kind, exc, tb)
+
+
+class Joined(AssessmentSpan):
+    """The open ``answerlens.assess`` span of the code around, as seen by an assessment inside it: what it is
+    told goes to that span, which its opener ends (and on which a failure is recorded, once, on the way out)."""
+
+    def __init__(self, outer: VerdictSpan) -> None:
+        self._outer = outer
+
+    def assessed(self, assessment: AnswerabilityAssessment) -> None:
+        self._outer.assessed(assessment)
+
+    def opinion(self, second: SecondOpinion | None) -> None:
+        self._outer.opinion(second)
+
+
+_OPEN: ContextVar[VerdictSpan | None] = ContextVar("answerlens_assess_span", default=None)
+
+
+def assessment(tracer: Tracer, config: AnswerabilityConfig, query: str) -> AssessmentSpan:
+    outer = _OPEN.get()
+    if outer is not None:
+        return Joined(outer)
+    return VerdictSpan(tracer, tracer.start("answerlens.assess",
+                                            attributes.starting(config, query, tracer.capture)), config)
 
 
 def model_call(tracer: Tracer, config: AnswerabilityConfig, engine: str, system: str, user: str) -> RecordingSpan:

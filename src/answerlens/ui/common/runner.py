@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import AnswerabilityError, BundleError, RecordingMismatchError
-from answerlens.evaluator import AnswerabilityEvaluator
+from answerlens.evaluator import AnswerabilityEvaluator, with_second_opinion
 from answerlens.providers.engine import ProgressCallback
 from answerlens.providers.preflight import Preflight, preflight
 from answerlens.providers.request_size import Request
@@ -86,10 +86,15 @@ async def assess_async(
     started = time.perf_counter()
     try:
         async with AnswerabilityEvaluator(config, recording=recording, force_replay=force_replay) as evaluator:
-            assessment = await evaluator.assess(question, bundle, answer=answer, progress=progress)
-        opinion = None
-        if second_opinion or config.evidence_policy is not None:
-            opinion = await opinion_of(assessment, bundle, question, config)
+            if second_opinion or config.evidence_policy is not None:
+                from answerlens.claims.verifier import ClaimVerifier
+
+                verifier = ClaimVerifier()
+                assessment, opinion = await with_second_opinion(
+                    evaluator.assess(question, bundle, answer=answer, progress=progress), bundle, question,
+                    config=config, verifier=verifier)
+            else:
+                assessment, opinion = await evaluator.assess(question, bundle, answer=answer, progress=progress), None
     except RecordingMismatchError as exc:
         failure = _mismatch_failure(exc, recording)
     except AnswerabilityError as exc:
