@@ -14,11 +14,13 @@ from typing import Any
 
 import pytest
 
+from answerlens import AnswerabilityConfig
 from answerlens.audit import assessment_sha256, evaluation_id, provenance, provenance_sha256, sha256_text
+from answerlens.config import EvidencePolicy
 from answerlens.errors import RunStoreError
 from answerlens.html.provenance import source_label
 from answerlens.second_opinion.audit import opinion_id, opinion_sha256
-from answerlens.ui.common import history
+from answerlens.ui.common import history, runner
 from answerlens.ui.common.runs import RunStore
 from tests.paths import SAMPLES
 from tests.ui.conftest import opinion, recorded, sample
@@ -195,3 +197,33 @@ def test_a_legacy_run_without_provenance_sha256_opens_saying_what_was_not_checke
     assert "provenance_sha256 absent" in note and opened.assessment.provenance_sha256 is None
     entry = history.find({history.STORE_KEY: RunStore(path)}, 1)
     assert entry is not None and entry.unchecked == opened.unchecked
+
+
+def test_a_context_that_names_no_format_opens_saying_its_highlights_were_not_re_derived(tmp_path: Path) -> None:
+    """A bundle whose rendered context has no header line (a hand-made one) is assessed like any other; reopened,
+    its citations cannot be placed by format, so it opens saying so rather than being refused."""
+    found = sample("answerable_billing_database")
+    bundle = found.load()
+    headerless = "\n".join(line for line in bundle.exact_context.split("\n") if not line.startswith("Lines starting"))
+    config = AnswerabilityConfig(provider="replay", model=found.recorded_model)
+    run = runner.assess(config, bundle.model_copy(update={"rendered_context": headerless}), found.question,
+                        recording=found.recording(source="answerable_billing_database.json"), force_replay=True)
+    assert run.assessment is not None and any(item.evidence_refs for item in run.assessment.requirements)
+    store = RunStore(tmp_path / "runs.sqlite3")
+    number = store.add(assessment=run.assessment, question=found.question, context=headerless, source=found.title,
+                       label=source_label(run.assessment)[0]).number
+    opened = store.open(number)
+    (note,) = opened.unchecked
+    assert opened.context == headerless and "highlights" in note and "no header naming one" in note
+
+
+def test_a_strict_run_reopens_with_its_strict_opinion(tmp_path: Path) -> None:
+    found = sample(TARGET)
+    config = AnswerabilityConfig(provider="replay", model=found.recorded_model, evidence_policy=EvidencePolicy.STRICT)
+    run = runner.assess(config, found.load(), found.question, recording=found.recording(source=f"{TARGET}.json"))
+    assert run.assessment is not None and run.opinion is not None and run.opinion.strict is not None
+    store = RunStore(tmp_path / "runs.sqlite3")
+    number = keep(store, TARGET, assessment=run.assessment, opinion=run.opinion,
+                  label=source_label(run.assessment)[0])
+    opened = store.open(number)
+    assert opened.opinion == run.opinion and opened.unchecked == ()

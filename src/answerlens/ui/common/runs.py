@@ -33,11 +33,11 @@ from pydantic import BaseModel, ValidationError
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.errors import RunStoreError
 from answerlens.html.provenance import source_label
-from answerlens.report.checks import assessment_problems, input_problems
+from answerlens.report.checks import citable_context, format_of, input_problems
 from answerlens.report.embedded import AssessmentData
-from answerlens.second_opinion.document import output_document
 from answerlens.second_opinion.models import SecondOpinion
-from answerlens.verification import provenance_note
+from answerlens.second_opinion.verification import verify_second_opinion
+from answerlens.verification import provenance_note, verify_assessment
 
 _Model = TypeVar("_Model", bound=BaseModel)
 
@@ -128,8 +128,8 @@ class OpenedRun:
     """``render().strip()`` of the bundle assessed: its sha256 is the assessment's ``context_sha256``."""
     opinion: SecondOpinion | None
     unchecked: tuple[str, ...]
-    """What could not be re-derived, said with the run rather than refusing it (a run stored before
-    ``provenance_sha256`` existed: its provider, model and recording are covered by no hash)."""
+    """What could not be re-derived, said with the run rather than refusing it: provenance no hash covers (a run
+    stored before ``provenance_sha256`` existed), highlight spans in a context whose header names no format."""
 
 
 class RunStore:
@@ -253,14 +253,13 @@ class RunStore:
         run, (document, context, opinion_json) = _summary(row[:-3]), row[-3:]
         assessment = self._parse(number, "assessment", document or "", AnswerabilityAssessment)
         opinion = self._parse(number, "opinion", opinion_json, SecondOpinion) if opinion_json else None
-        problems = reopen_problems(run, assessment, context or "", opinion)
+        problems, unchecked = _reopen_problems(run, assessment, context or "", opinion)
         if problems:
             more = f"; and {len(problems) - 1} more" if len(problems) > 1 else ""
             raise RunStoreError(f"Run #{number} in the run history {self.path} does not verify ({problems[0]}{more})",
                                 path=str(self.path), whole_file=False,
                                 remedy=f"assess it again (the same inputs replace the stored run), or {_ONE_RUN}")
-        note = provenance_note(assessment)
-        return OpenedRun(run, assessment, context or "", opinion, (note,) if note else ())
+        return OpenedRun(run, assessment, context or "", opinion, unchecked)
 
     def assessment(self, number: int) -> AnswerabilityAssessment:
         return self.open(number).assessment
@@ -297,16 +296,28 @@ def _summary(row: tuple[Any, ...]) -> StoredRun:
     return StoredRun(**values)
 
 
-def reopen_problems(run: StoredRun, assessment: AnswerabilityAssessment, context: str,
-                    opinion: SecondOpinion | None) -> list[str]:
-    """What differs between a stored run and what its assessment says (empty: every shown value re-derives): the
-    report verifier's checks on the question, draft, context, citations and second opinion, then the listing."""
+def _reopen_problems(run: StoredRun, assessment: AnswerabilityAssessment, context: str,
+                     opinion: SecondOpinion | None) -> tuple[list[str], tuple[str, ...]]:
+    """(what differs between a stored run and what its assessment says, what could not be re-derived): the report
+    verifier's checks on the question, draft and context, the citations and the second opinion, then the listing.
+
+    A context whose header names no format (or contradicts how its records are printed) is the one assessed (its
+    hash says so), so the run opens: only its highlight spans are taken as recorded, and it says so."""
+    listing = _listing_problems(run, assessment)
     data = AssessmentData(question=run.question.strip(), answer=run.answer.strip() if run.answer is not None else None,
-                          context=context, document=output_document(assessment, opinion) if opinion is not None
-                          else assessment.model_dump(mode="json"))
-    inputs = input_problems(data)  # another context: the citations re-derived over it would only add noise
-    return [*inputs, *_listing_problems(run, assessment)] if inputs else [
-        *assessment_problems(data), *_listing_problems(run, assessment)]
+                          context=context, document=assessment.model_dump(mode="json"))
+    inputs = input_problems(data)
+    if inputs:  # another context: the citations re-derived over it would only add noise
+        return [*inputs, *listing], ()
+    fmt, unknown = format_of(data, data.document)
+    bundle = None if unknown else citable_context(data, data.document, fmt)
+    problems = [*verify_assessment(data.document, bundle=bundle).problems, *listing]
+    if opinion is not None:
+        problems += verify_second_opinion(opinion, data.document)
+    unchecked = [f"highlights: drawn where the assessment records them, not re-derived ({unknown[0]})"] if unknown \
+        else []
+    note = provenance_note(assessment)
+    return problems, tuple([note] if note else []) + tuple(unchecked)
 
 
 def _listing_problems(run: StoredRun, assessment: AnswerabilityAssessment) -> list[str]:
