@@ -179,8 +179,7 @@ def test_an_edited_run_is_refused_naming_what_differs(tmp_path: Path, attack: Ca
 def test_every_sample_reopens_with_nothing_left_unchecked(tmp_path: Path) -> None:
     """No false alarm: every sample's run (with its second opinion) reopens as stored, fully re-derived."""
     store = RunStore(tmp_path / "runs.sqlite3")
-    stems = [path.stem for path in sorted(SAMPLES.glob("*.json"))
-             if path.stem not in ("reader_without_citations",)]
+    stems = [path.stem for path in sorted(SAMPLES.glob("*.json")) if path.stem != "reader_without_citations"]
     for stem in stems:
         opened = store.open(keep(store, stem))
         assert opened.assessment == recorded(stem) and opened.opinion == opinion(stem), stem
