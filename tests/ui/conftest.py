@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from functools import cache
 
 from answerlens import AnswerabilityConfig
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.samples import Sample, load_sample
+from answerlens.second_opinion.models import SecondOpinion
 from answerlens.ui.common import runner
 from tests.paths import SAMPLES
 
@@ -25,3 +27,10 @@ def recorded(stem: str) -> AnswerabilityAssessment:
                         recording=found.recording(source=f"{stem}.json"))
     assert run.assessment is not None, run.failure
     return run.assessment
+
+
+@cache
+def opinion(stem: str) -> SecondOpinion:
+    """The second opinion on the sample's recorded assessment, as the Inspect page computes it."""
+    found = sample(stem)
+    return asyncio.run(runner.opinion_of(recorded(stem), found.load(), found.question, None))

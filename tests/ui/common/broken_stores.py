@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from multiprocessing.synchronize import Event
 from pathlib import Path
 
+from answerlens.html.provenance import source_label
 from answerlens.ui.common.runs import RunStore
 from tests.ui.conftest import recorded, sample
 
@@ -20,7 +21,7 @@ STEMS = ("speech_act_eslint", "conflicting_deploy_freeze", "answerable_billing_d
 def fields(stem: str = "speech_act_eslint") -> dict:
     found = sample(stem)
     return {"assessment": recorded(stem), "question": found.question, "context": found.load().exact_context,
-            "source": found.title, "label": "recorded response"}
+            "source": found.title, "label": source_label(recorded(stem))[0]}
 
 
 def filled(path: Path) -> RunStore:

@@ -6,14 +6,21 @@ import time
 
 import pytest
 
+from answerlens.html.provenance import source_label
 from answerlens.ui.common import history
 from answerlens.ui.common.runs import RunStore
-from tests.ui.conftest import recorded
+from tests.ui.conftest import recorded, sample
+
+LABEL = "recorded response (hand-written)"
 
 
-def add(state: dict, question: str = "q", stem: str = "speech_act_eslint", **extra: object) -> history.Entry:
-    return history.add(state, source="Sample title", question=question, assessment=recorded(stem), context="ctx",
-                       label="l", **extra)
+def add(state: dict, question: str | None = None, stem: str = "speech_act_eslint", **extra: object) -> history.Entry:
+    """A sample's run as the Inspect page stores it; ``question`` overrides the stored text (for the titles only:
+    such a run does not verify when reopened)."""
+    found = sample(stem)
+    assert source_label(recorded(stem))[0] == LABEL
+    return history.add(state, source=found.title, question=question or found.question, assessment=recorded(stem),
+                       context=found.load().exact_context, label=LABEL, **extra)
 
 
 def test_an_empty_store_has_no_runs() -> None:
@@ -31,9 +38,10 @@ def test_add_numbers_runs_and_makes_the_newest_current() -> None:
 
 def test_the_same_inputs_are_one_run_and_the_latest_wins() -> None:
     state: dict = {}
-    add(state, question="older")
-    latest = add(state, question="newer")
-    assert [e.number for e in history.entries(state)] == [1] and latest.question == "newer", "same inputs, same #"
+    add(state, note="older")
+    latest = add(state, note="newer")
+    assert [e.number for e in history.entries(state)] == [1] and latest.note == "newer", "same inputs, same #"
+    assert history.find(state, 1) == latest and history.find(state, 1).note == "newer"  # type: ignore[union-attr]
 
 
 def test_a_session_never_takes_another_run_for_its_cleared_one() -> None:
@@ -59,7 +67,7 @@ def test_select_reopens_a_known_run_only(number: int, current: int) -> None:
 def test_title_names_number_time_verdict_question_and_label() -> None:
     created = time.mktime((2026, 1, 2, 9, 8, 7, 0, 0, -1))
     entry = add({}, "Which freeze\ndate holds?", "conflicting_deploy_freeze", created=created)
-    assert entry.title == "#1 09:08:07 · conflicting · Which freeze date holds? · l"
+    assert entry.title == f"#1 09:08:07 · conflicting · Which freeze date holds? · {LABEL}"
 
 
 def test_title_neutralises_invisible_characters_and_shortens_long_questions() -> None:
@@ -70,7 +78,8 @@ def test_title_neutralises_invisible_characters_and_shortens_long_questions() ->
 def test_runs_survive_a_new_session_and_are_read_on_demand() -> None:
     add({})
     (entry,) = history.entries({})  # another session: nothing in its state
-    assert entry.context == "ctx" and entry.assessment == recorded("speech_act_eslint") and entry.opinion is None
+    assert entry.context == sample("speech_act_eslint").load().exact_context and entry.opinion is None
+    assert entry.assessment == recorded("speech_act_eslint") and entry.unchecked == ()
 
 
 def test_clear_drops_every_run() -> None:

@@ -7,14 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from answerlens.html.provenance import source_label
 from answerlens.ui.common.runs import DATA_DIR_ENV, FILE_NAME, RunStore, data_dir, default_path
 from tests.ui.conftest import recorded, sample
 
 
 def keep(store: RunStore, stem: str = "speech_act_eslint", **extra: object) -> int:
     found = sample(stem)
-    fields: dict = {"assessment": recorded(stem), "question": found.question, "context": found.load().exact_context,
-                    "source": found.title, "label": "recorded response", **extra}
+    fields: dict = {"assessment": recorded(stem), "question": found.question, "answer": found.answer,
+                    "context": found.load().exact_context, "source": found.title,
+                    "label": source_label(recorded(stem))[0], **extra}
     return store.add(**fields).number
 
 
@@ -32,14 +34,15 @@ def test_the_data_folder_follows_the_documented_order(env: dict, expected: str) 
 
 def test_a_run_is_stored_with_its_inputs_and_read_back(tmp_path: Path) -> None:
     store = RunStore(tmp_path / "sub" / "runs.sqlite3")
-    number = keep(store, answer="a draft", source_name="speech_act_eslint.json", note="n", seconds=1.5)
+    stem = "draft_answer_unsupported_claim"
+    number = keep(store, stem, source_name=f"{stem}.json", note="n", seconds=1.5)
     (run,) = store.runs()
-    found = sample("speech_act_eslint")
-    assert (run.number, run.question, run.answer, run.source, run.source_name) == (
-        number, found.question, "a draft", found.title, "speech_act_eslint.json")
+    found = sample(stem)
+    assert found.answer and (run.number, run.question, run.answer, run.source, run.source_name) == (
+        number, found.question, found.answer, found.title, f"{stem}.json")
     assert (run.verdict, run.action, run.requirements, run.has_reply, run.seconds) == (
-        "insufficient", "abstain", len(recorded("speech_act_eslint").requirements), True, 1.5)
-    assert store.assessment(number) == recorded("speech_act_eslint")
+        "partial", "answer_partially", len(recorded(stem).requirements), True, 1.5)
+    assert store.assessment(number) == recorded(stem)
     assert store.context(number) == found.load().exact_context and store.opinion(number) is None
     assert store.by_id(run.evaluation_id) == run and store.find(number + 1) is None
 
@@ -47,11 +50,11 @@ def test_a_run_is_stored_with_its_inputs_and_read_back(tmp_path: Path) -> None:
 def test_the_same_evaluation_id_is_one_run_with_a_stable_number_and_the_latest_wins(tmp_path: Path) -> None:
     """Same inputs, same number: running them again updates the run in place and makes it the newest."""
     store = RunStore(tmp_path / "runs.sqlite3")
-    first = keep(store, label="older", created=1.0)
+    first = keep(store, note="older", created=1.0)
     other = keep(store, "conflicting_deploy_freeze", created=2.0)
-    again = keep(store, label="newer", created=3.0)
+    again = keep(store, note="newer", created=3.0)
     assert again == first == 1 and other == 2
-    assert [(r.number, r.label) for r in store.runs()] == [(2, "recorded response"), (1, "newer")]
+    assert [(r.number, r.note) for r in store.runs()] == [(2, None), (1, "newer")]
     assert keep(store, "answerable_billing_database") == 3
 
 

@@ -21,7 +21,7 @@ from answerlens.assessment import AnswerabilityAssessment
 from answerlens.errors import RunStoreError
 from answerlens.html.escape import plain
 from answerlens.second_opinion.models import SecondOpinion
-from answerlens.ui.common.runs import RunStore, StoredRun, default_path
+from answerlens.ui.common.runs import OpenedRun, RunStore, StoredRun, default_path
 
 CURRENT_KEY = "history.current"
 CURRENT_ID_KEY = "history.current_id"
@@ -44,14 +44,18 @@ def store(state: MutableMapping[Any, Any]) -> RunStore:
 
 
 class Entry:
-    """One stored run; the assessment, context and second opinion are read from the store when first used."""
+    """One stored run; the assessment, context and second opinion are read from the store, whole and re-derived
+    (``RunStore.open``), when first used."""
 
     def __init__(self, run: StoredRun, runs: RunStore, *, assessment: AnswerabilityAssessment | None = None,
-                 context: str | None = None, opinion: SecondOpinion | None = None) -> None:
+                 context: str | None = None, opinion: SecondOpinion | None = None,
+                 opened: OpenedRun | None = None) -> None:
         self.run = run
         self._store = runs
         if assessment is not None:  # a run just made: nothing to read back (another process may replace it)
-            self.__dict__.update(assessment=assessment, context=context or "", opinion=opinion)
+            opened = OpenedRun(run, assessment, context or "", opinion, ())
+        if opened is not None:
+            self.__dict__["opened"] = opened
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Entry) and other.run == self.run
@@ -76,17 +80,26 @@ class Entry:
     created = property(lambda self: self.run.created)
 
     @cached_property
-    def assessment(self) -> AnswerabilityAssessment:
-        return self._store.assessment(self.number)
+    def opened(self) -> OpenedRun:
+        return self._store.open(self.number)
 
-    @cached_property
+    @property
+    def assessment(self) -> AnswerabilityAssessment:
+        return self.opened.assessment
+
+    @property
     def context(self) -> str:
         """``render().strip()`` of the bundle assessed, for highlighting when the entry is reopened."""
-        return self._store.context(self.number)
+        return self.opened.context
 
-    @cached_property
+    @property
     def opinion(self) -> SecondOpinion | None:
-        return self._store.opinion(self.number)
+        return self.opened.opinion
+
+    @property
+    def unchecked(self) -> tuple[str, ...]:
+        """What reopening could not re-derive (see ``OpenedRun.unchecked``); empty for a run just made."""
+        return self.opened.unchecked
 
     @property
     def stored(self) -> bool:
@@ -192,20 +205,14 @@ def find(state: MutableMapping[Any, Any], number: int | None) -> Entry | None:
     runs = store(state)
     if _unusable(state):
         return None
-    try:
-        found = runs.find(number)
-        return _read(Entry(found, runs)) if found is not None else None
+    try:  # read whole now, in one transaction, so an unreadable or edited run fails here rather than mid-page
+        opened = runs.open(number)
     except RunStoreError as exc:
         _failed(state, exc)
         return None
-    except KeyError:  # replaced or dropped by another process since it was listed
+    except KeyError:  # not stored, or dropped by another process since it was listed
         return None
-
-
-def _read(entry: Entry) -> Entry:
-    """Read the run's stored documents now, so an unreadable one fails here rather than mid-page."""
-    entry.assessment, entry.opinion  # noqa: B018
-    return entry
+    return Entry(opened.run, runs, opened=opened)
 
 
 def by_id(state: MutableMapping[Any, Any], evaluation_id: str) -> Entry | None:

@@ -9,6 +9,12 @@ Numbers count from 1 and restart at 1 once the history is cleared. The store kee
 is refused). Each operation opens its own connection, so a store can be used from any thread and any process
 (Streamlit reruns a script on several threads; several apps may share the folder). Every failure of the file is
 a ``RunStoreError``.
+
+Reopening a run (``open``) re-derives everything it shows from what is stored, as ``verify`` does for a report:
+the context, question and draft against the assessment's input hashes, every citation decision and span against
+that context, the assessment's and the second opinion's own hashes, and the listed summary and label against the
+assessment. A run that differs anywhere is refused; the store keeps no hash of its own, since anyone who can edit
+the file could recompute one.
 """
 
 from __future__ import annotations
@@ -26,8 +32,12 @@ from pydantic import BaseModel, ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.errors import RunStoreError
+from answerlens.html.provenance import source_label
+from answerlens.report.checks import citable_context, format_of, input_problems
+from answerlens.report.embedded import AssessmentData
 from answerlens.second_opinion.models import SecondOpinion
-from answerlens.verification import verify_assessment
+from answerlens.second_opinion.verification import verify_second_opinion
+from answerlens.verification import provenance_note, verify_assessment
 
 _Model = TypeVar("_Model", bound=BaseModel)
 
@@ -43,6 +53,7 @@ LOCK_WAIT_SECONDS = 2.0
 """How long an operation waits for another process's write to end before the file counts as locked."""
 _MOVE_ASIDE = ("move the file aside (or delete it) and reload the page: a new, empty history starts; until then the "
                "app works without history")
+_ONE_RUN = "Clear history (or move the file aside) to drop it; the other runs are unaffected"
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS runs (
     number INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -105,6 +116,20 @@ class StoredRun:
     requirements: int
     has_reply: bool
     """Whether the assessment holds a model reply (the Packing page checks replies)."""
+
+
+@dataclass(frozen=True)
+class OpenedRun:
+    """A stored run read whole, in one transaction, and re-derived from what is stored (``RunStore.open``)."""
+
+    run: StoredRun
+    assessment: AnswerabilityAssessment
+    context: str
+    """``render().strip()`` of the bundle assessed: its sha256 is the assessment's ``context_sha256``."""
+    opinion: SecondOpinion | None
+    unchecked: tuple[str, ...]
+    """What could not be re-derived, said with the run rather than refusing it: provenance no hash covers (a run
+    stored before ``provenance_sha256`` existed), highlight spans in a context whose header names no format."""
 
 
 class RunStore:
@@ -217,34 +242,33 @@ class RunStore:
             row = db.execute(f"SELECT {_SUMMARY} FROM runs WHERE {column} = ?", (value,)).fetchone()
         return _summary(row) if row is not None else None
 
-    def _field(self, number: int, column: str) -> str | None:
+    def open(self, number: int) -> OpenedRun:
+        """The run whole, every shown value re-derived from what is stored (see the module docstring); a run that
+        does not verify is a ``RunStoreError`` naming what differs, so an edited run is never shown as genuine."""
         with self._db() as db:
-            row = db.execute(f"SELECT {column} FROM runs WHERE number = ?", (number,)).fetchone()
+            row = db.execute(f"SELECT {_SUMMARY}, assessment, context, opinion FROM runs WHERE number = ?",
+                             (number,)).fetchone()
         if row is None:
             raise KeyError(f"no run #{number} in {self.path}")
-        return row[0]
+        run, (document, context, opinion_json) = _summary(row[:-3]), row[-3:]
+        assessment = self._parse(number, "assessment", document or "", AnswerabilityAssessment)
+        opinion = self._parse(number, "opinion", opinion_json, SecondOpinion) if opinion_json else None
+        problems, unchecked = _reopen_problems(run, assessment, context or "", opinion)
+        if problems:
+            more = f"; and {len(problems) - 1} more" if len(problems) > 1 else ""
+            raise RunStoreError(f"Run #{number} in the run history {self.path} does not verify ({problems[0]}{more})",
+                                path=str(self.path), whole_file=False,
+                                remedy=f"assess it again (the same inputs replace the stored run), or {_ONE_RUN}")
+        return OpenedRun(run, assessment, context or "", opinion, unchecked)
 
     def assessment(self, number: int) -> AnswerabilityAssessment:
-        """The stored assessment, verified as ``verify`` would (hashes, verdict, replay marks) and against its
-        listed verdict, so a run edited in the file is never shown as genuine."""
-        parsed = self._parse(number, "assessment", self._field(number, "assessment") or "", AnswerabilityAssessment)
-        problems = list(verify_assessment(parsed).problems)
-        summary = self.find(number)
-        if summary is not None and (summary.verdict, summary.action) != (parsed.verdict.value,
-                                                                        parsed.recommended_action.value):
-            problems.append("its listed verdict is not its assessment's")
-        if problems:
-            raise RunStoreError(f"Run #{number} in the run history {self.path} does not verify ({problems[0]})",
-                                path=str(self.path), remedy="Clear history (or move the file aside) to drop it; "
-                                "the other runs are unaffected", whole_file=False)
-        return parsed
+        return self.open(number).assessment
 
     def context(self, number: int) -> str:
-        return self._field(number, "context") or ""
+        return self.open(number).context
 
     def opinion(self, number: int) -> SecondOpinion | None:
-        text = self._field(number, "opinion")
-        return self._parse(number, "opinion", text, SecondOpinion) if text else None
+        return self.open(number).opinion
 
     def _parse(self, number: int, column: str, text: str, model: type[_Model]) -> _Model:
         try:
@@ -252,8 +276,7 @@ class RunStore:
         except ValidationError as exc:
             raise RunStoreError(f"Run #{number} in the run history {self.path} cannot be read (its {column} is not "
                                 f"valid: {exc.errors(include_url=False)[0]['msg']})", path=str(self.path),
-                                remedy="Clear history (or move the file aside) to drop it; the other runs are "
-                                "unaffected", whole_file=False) from exc
+                                remedy=_ONE_RUN, whole_file=False) from exc
 
     def stored_bytes(self) -> int:
         with self._db() as db:
@@ -271,3 +294,40 @@ def _summary(row: tuple[Any, ...]) -> StoredRun:
     values: dict[str, Any] = dict(zip(_SUMMARY.split(", "), row, strict=True))
     values["has_reply"] = bool(values["has_reply"])
     return StoredRun(**values)
+
+
+def _reopen_problems(run: StoredRun, assessment: AnswerabilityAssessment, context: str,
+                     opinion: SecondOpinion | None) -> tuple[list[str], tuple[str, ...]]:
+    """(what differs between a stored run and what its assessment says, what could not be re-derived): the report
+    verifier's checks on the question, draft and context, the citations and the second opinion, then the listing.
+
+    A context whose header names no format (or contradicts how its records are printed) is the one assessed (its
+    hash says so), so the run opens: only its highlight spans are taken as recorded, and it says so."""
+    listing = _listing_problems(run, assessment)
+    data = AssessmentData(question=run.question.strip(), answer=run.answer.strip() if run.answer is not None else None,
+                          context=context, document=assessment.model_dump(mode="json"))
+    inputs = input_problems(data)
+    if inputs:  # another context: the citations re-derived over it would only add noise
+        return [*inputs, *listing], ()
+    fmt, unknown = format_of(data, data.document)
+    bundle = None if unknown else citable_context(data, data.document, fmt)
+    problems = [*verify_assessment(data.document, bundle=bundle).problems, *listing]
+    if opinion is not None:
+        problems += verify_second_opinion(opinion, data.document)
+    unchecked = [f"highlights: drawn where the assessment records them, not re-derived ({unknown[0]})"] if unknown \
+        else []
+    note = provenance_note(assessment)
+    return problems, tuple([note] if note else []) + tuple(unchecked)
+
+
+def _listing_problems(run: StoredRun, assessment: AnswerabilityAssessment) -> list[str]:
+    """The summary columns the history lists (and a deep link finds) must be the assessment's own."""
+    listed = {"evaluation_id": (run.evaluation_id, assessment.evaluation_id),
+              "verdict": ((run.verdict, run.action), (assessment.verdict.value, assessment.recommended_action.value)),
+              "requirements": (run.requirements, len(assessment.requirements)),
+              "reply": (run.has_reply, assessment.raw_output is not None)}
+    problems = [f"its listed {name} is not its assessment's" for name, (shown, own) in listed.items() if shown != own]
+    label = source_label(assessment)[0]
+    if not run.label.startswith(label):
+        problems.append(f"its listed label {run.label!r} is not where its assessment's reply came from ({label!r})")
+    return problems

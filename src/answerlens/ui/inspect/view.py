@@ -193,6 +193,9 @@ def show(prefix: str, entry: history.Entry, now: Inputs, *, second_opinion: bool
     changes = viewmodel.changed(viewmodel.inputs_answered(entry.assessment, snapshot[1]), now)
     with st.container(key=f"{prefix}.result"):
         st.html(viewmodel.asked_html(entry))
+        unchecked = viewmodel.unchecked_html(entry.unchecked)
+        if unchecked is not None:
+            st.html(unchecked)
         if changes:
             st.html(viewmodel.stale_html(changes))
             # The whole result greys (not only the verdict, which also carries data-stale for tests and readers).

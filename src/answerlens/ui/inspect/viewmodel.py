@@ -137,6 +137,14 @@ def unknown_run_html(evaluation_id: str, where: str) -> str:
                        remedy="assess it again (the same inputs give the same evaluation_id), or pick a run below")
 
 
+def unchecked_html(unchecked: tuple[str, ...]) -> str | None:
+    """What reopening a stored run could not re-derive (it opened: everything else was); None when nothing."""
+    if not unchecked:
+        return None
+    return notice_html("info", "Reopened from the run history: not everything could be checked", "; ".join(unchecked),
+                       remedy="assess it again to record what is missing")
+
+
 # --- which inputs changed since a result ------------------------------------------------------------
 
 
