@@ -416,3 +416,26 @@ def test_a_few_answered_samples_are_too_few_to_rate(tmp_path: Path) -> None:
     assert "62 error samples" in warning and "too few to rate" in warning
     assert metrics(at)["Full answers"] == "2 / 2" and notes(at)["Full answers"] == "n=2: too few samples to rate"
     assert not [notice for notice in notices(at.main, "error") if "Every model call failed" in notice]
+
+
+def test_a_sample_with_a_draft_opened_in_inspect_reopens_from_its_link(server: OracleServer, tmp_path: Path) -> None:
+    """The run Inspect stores keeps the case's draft, so reopening it (which re-derives ``answer_sha256`` from
+    the stored draft) finds the run it stored, not an edited one."""
+    at = start(PAGE)
+    set_endpoint(at, server.base_url)
+    run_trial(at, tmp_path / "drafts", repeats=1, dataset="drafts.jsonl")
+    for option in at.selectbox(key="trials.sample").options:
+        at.selectbox(key="trials.sample").set_value(option).run()
+        if [b for b in at.button if b.key == "trials.open_inspect"]:
+            break
+    at.button(key="trials.open_inspect").click().run()
+    assert_clean(at)
+    evaluation_id = at.query_params["run"]
+    assert at.text_area(key="inspect.answer").value  # the case's draft came along
+    again = AppTest.from_file(at._script_path, default_timeout=30)
+    again.query_params["run"] = evaluation_id
+    again.run()
+    assert_clean(again)
+    assert not [text for text in notices(again.main, "warning") if "does not verify" in text]
+    assert not [text for text in notices(again.main, "info") if "stored without it" in text]
+    assert re.findall(r'data-verdict="(\w+)"', html(again))

@@ -316,6 +316,8 @@ def _reopen_problems(run: StoredRun, assessment: AnswerabilityAssessment, contex
         problems += verify_second_opinion(opinion, data.document)
     unchecked = [f"highlights: drawn where the assessment records them, not re-derived ({unknown[0]})"] if unknown \
         else []
+    if run.answer is None and assessment.answer_sha256 is not None:
+        unchecked.append("draft answer: the assessment checked one, and the run was stored without it")
     note = provenance_note(assessment)
     return problems, tuple([note] if note else []) + tuple(unchecked)
 

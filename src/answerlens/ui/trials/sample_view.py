@@ -76,8 +76,8 @@ def sample(prefix: str, shown: Shown, refs: list[SampleRef], samples_dir: Path, 
 
 def _open_in_inspect(target: InspectTarget, origin: str, ref: SampleRef, samples_dir: Path) -> None:
     label, note = provenance.source_label(target.assessment)
-    history.add(st.session_state, source=target.title, question=target.question, assessment=target.assessment,
-                context=target.context, label=label, note=note or f"from {origin}",
+    history.add(st.session_state, source=target.title, question=target.question, answer=target.answer,
+                assessment=target.assessment, context=target.context, label=label, note=note or f"from {origin}",
                 seconds=(ref.latency_ms or 0) / 1000)
     source_picker.open_in(st.session_state, "inspect", samples_dir, bundle_file=target.bundle_file,
                           bundle_json=target.bundle_json, question=target.question, answer=target.answer)
