@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,22 +26,15 @@ from answerlens.sweeps.summary import build_cell, changes
 from answerlens.trials import folder as trial_folder
 from answerlens.trials.dataset import Dataset, LoadedCase, TrialCase
 from answerlens.trials.endpoints import EvaluatorFactory
-from answerlens.trials.failures import EARLY_STOP, EarlyStop
+from answerlens.trials.failures import EARLY_STOP
 from answerlens.trials.log import AnswerLabel, QuestionLabel, TrialSample
-from answerlens.trials.runner import Progress, RunLayout, SecondOpinionSetting, run_trial
+from answerlens.trials.runner import Progress, RunLayout, RunOutcome, SecondOpinionSetting, run_trial
 
 
 @dataclass(frozen=True)
-class SweepOutcome:
-    result: SweepResult | None = field(repr=False)
-    """None when the sweep was cancelled or stopped early (no ``result.json`` then; rerunning resumes)."""
-    result_path: Path | None
-    new_samples: int
-    reused_samples: int
-    errors: int
-    cancelled: bool
-    stopped: EarlyStop | None = None
-    warnings: tuple[str, ...] = ()
+class SweepOutcome(RunOutcome[SweepResult]):
+    """A sweep's outcome (``result``: its ``SweepResult``; None when cancelled or stopped early, and rerunning
+    resumes)."""
 
 
 def contexts_of(bundle: MemoryBundle, settings: Sequence[Setting]) -> tuple[CellContext, ...]:
@@ -123,8 +116,7 @@ async def run_sweep(question: str, bundle: Any, config: AnswerabilityConfig, *, 
                               concurrency=concurrency, progress=progress, cancel=cancel,
                               evaluator_factory=evaluator_factory, endpoints=endpoints, preflight=preflight,
                               early_stop=early_stop, second_opinion=second_opinion, layout=layout)
-    return SweepOutcome(built[0] if built else None, outcome.result_path, outcome.new_samples,
-                        outcome.reused_samples, outcome.errors, outcome.cancelled, outcome.stopped, outcome.warnings)
+    return SweepOutcome(**{**vars(outcome), "result": built[0] if built else None})
 
 
 async def sweep(question: str, bundle: Any, config: AnswerabilityConfig | None = None, *, out: Path | str,

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from answerlens import tracing
 from answerlens.assessment import AnswerabilityAssessment
@@ -60,9 +60,14 @@ class Progress:
         return remaining / self.rate if self.rate > 0 else None
 
 
+R = TypeVar("R")
+
+
 @dataclass(frozen=True)
-class TrialOutcome:
-    result: TrialResult | None = field(repr=False)
+class RunOutcome(Generic[R]):
+    """How one invocation of the engine ended; a trial's and a sweep's differ only in their result's type."""
+
+    result: R | None = field(repr=False)
     """None when the run was cancelled or stopped early (no ``result.json`` then). Left out of the repr:
     ``asyncio.run`` formats its main task's result when it restores the SIGINT handler, and the repr of every
     sample of a large run took half a second."""
@@ -75,6 +80,11 @@ class TrialOutcome:
     """Why the run stopped early: its first calls all failed alike (rerunning resumes)."""
     warnings: tuple[str, ...] = ()
     """What the preflight noticed without refusing (an endpoint down while another is up …)."""
+
+
+@dataclass(frozen=True)
+class TrialOutcome(RunOutcome[TrialResult]):
+    """A trial's outcome (``result``: its ``TrialResult``)."""
 
 
 @dataclass(frozen=True)
