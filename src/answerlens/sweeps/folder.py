@@ -62,9 +62,24 @@ def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
 def read_manifest(out: Path) -> SweepManifest:
     path = out / MANIFEST
     try:
-        return SweepManifest.model_validate(trial_folder.read_saved_json(path))
+        manifest = SweepManifest.model_validate(trial_folder.read_saved_json(path))
     except ValidationError as exc:
         raise TrialError(f"{path}: not the manifest of an answerlens sweep ({describe_validation(exc)})") from None
+    problem = manifest_problem(manifest)
+    if problem:
+        raise TrialError(f"{path}: {problem}")
+    return manifest
+
+
+def manifest_problem(manifest: SweepManifest) -> str | None:
+    """Why a manifest's recorded hashes are not those of what it lists (it was edited), or None."""
+    listed = [item.model_dump() for item in manifest.settings]
+    if manifest.sweep_sha256 != sweep_sha256(manifest.question, manifest.answer, manifest.bundle_sha256, listed):
+        return (f"edited: its sweep_sha256 is not that of its question, answer, bundle_sha256 and settings; "
+                f"{MANIFEST} must be as the sweep wrote it")
+    if manifest.configuration_sha256 != sha256_text(canonical_json_ascii(manifest.configuration.public_dump())):
+        return f"edited: its configuration_sha256 is not that of its configuration; {MANIFEST} must be as written"
+    return None
 
 
 def read_bundle(out: Path, manifest: SweepManifest) -> MemoryBundle:
