@@ -56,6 +56,13 @@ def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
         if was != now:
             raise TrialError(f"{out} holds a sweep with a different {name} ({was[:12]}… ≠ {now[:12]}…); refusing to "
                              "mix samples — use a fresh --out directory, or delete this one to start over")
+    if saved.repeats != manifest.repeats:
+        # The same sweep asked for another number of repeats: run.json says how many (the reader counts that
+        # many), and a result of the old count is no longer this sweep's (its run writes the new one).
+        (out / RESULT).unlink(missing_ok=True)
+        resized = saved.model_copy(update={"repeats": manifest.repeats})
+        trial_folder.replace_file(run_file, trial_folder.json_text(resized))
+        trial_folder.sync_directory(out)
     return samples
 
 
