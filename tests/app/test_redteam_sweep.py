@@ -16,12 +16,12 @@ from tests.sweeps.helpers import QUESTION, REQUIREMENTS, bundle, config
 PAGE = "pages/packing.py"
 
 
-def stored_sweep() -> tuple[str, Path]:
+def stored_sweep(question: str = QUESTION, name: str = "b.json") -> tuple[str, Path]:
     with context_server(REQUIREMENTS) as server:
-        planned = sweeps.plan(QUESTION, None, bundle(), config(server.base_url), ["compact"], ["packed"], 1, "b.json",
+        planned = sweeps.plan(question, None, bundle(), config(server.base_url), ["compact"], ["packed"], 1, name,
                               sweeps.sweeps_dir())
-        asyncio.run(run_sweep(QUESTION, bundle(), config(server.base_url), out=planned.out, formats=["compact"],
-                              repeats=1, bundle_name="b.json"))
+        asyncio.run(run_sweep(question, bundle(), config(server.base_url), out=planned.out, formats=["compact"],
+                              repeats=1, bundle_name=name))
     return planned.id, planned.out
 
 
@@ -35,3 +35,11 @@ def test_a_damaged_stored_sweep_opened_by_its_link_is_a_notice() -> None:
     at.switch_page(PAGE).run()
     assert_clean(at)
     assert f"The stored sweep {ident} cannot be read" in html(at)
+
+
+def test_the_stored_sweeps_list_shows_controls_in_a_question_as_code_points() -> None:
+    stored_sweep("Which \u202eevil\u202c version\u200b runs?", "notes\u2066.json")
+    at = start(PAGE)
+    [option] = [item for item in at.selectbox(key="packing.sweep_pick").options if "evil" in item]
+    assert "\u202e" not in option and "\u200b" not in option and "\u2066" not in option
+    assert "⟨U+202E⟩evil⟨U+202C⟩" in option and "⟨U+2066⟩" in option

@@ -9,7 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from answerlens.errors import AnswerlensError
-from answerlens.html.escape import esc
+from answerlens.html.escape import esc, plain
 from answerlens.html.markup import notice_html
 from answerlens.html.sweep_grid import cells_table, changes_html, grid_html, requirement_tables
 from answerlens.report.document import sweep_report
@@ -138,8 +138,8 @@ def _picker(prefix: str, examples: Path | None) -> None:
     current = st.session_state.get(f"{prefix}.sweep_id")
     if current in titles and st.session_state.get(key) != current:
         st.session_state[key] = current
-    st.selectbox(f"Stored sweeps ({len(kept)})", list(titles), format_func=titles.__getitem__, key=key, index=None,
-                 placeholder="Reopen a stored sweep (newest first)", on_change=_picked, args=(prefix, key))
+    st.selectbox(f"Stored sweeps ({len(kept)})", list(titles), format_func=lambda ident: plain(titles[ident]), key=key,
+                 index=None, placeholder="Reopen a stored sweep (newest first)", on_change=_picked, args=(prefix, key))
 
 
 def _picked(prefix: str, key: str) -> None:
