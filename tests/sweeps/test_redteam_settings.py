@@ -24,3 +24,11 @@ def test_a_huge_list_of_budgets_is_refused_as_soon_as_the_grid_is_too_big() -> N
     with pytest.raises(ValueError, match=f"at most {MAX_SETTINGS}"):
         grid(["compact", "auditable"], budgets)
     assert budgets.read <= MAX_SETTINGS  # not 200,000 parsed and compared with every one before it
+
+
+@pytest.mark.parametrize("text", [pytest.param("10000000000", id="ten_digits"), pytest.param("1e9", id="exponent")])
+def test_a_token_count_out_of_range_says_the_range(text: str) -> None:
+    from answerlens.sweeps.settings import parse_budget
+
+    with pytest.raises(ValueError, match="999,999,999"):
+        parse_budget(text)

@@ -56,8 +56,8 @@ def parse_budget(text: str) -> str:
         return f"{int(percent.group(1))}%"
     if _TOKENS.fullmatch(value) and int(value) > 0:
         return str(int(value))
-    raise ValueError(f"budget {text!r}: expected 'packed', a whole number of tokens (e.g. 1200) or a percentage "
-                     "of the packed context's tokens (e.g. 50%)")
+    raise ValueError(f"budget {text!r}: expected 'packed', a whole number of tokens from 1 to 999,999,999 (e.g. "
+                     "1200) or a percentage of the packed context's tokens (e.g. 50%)")
 
 
 def budget_tokens(budget: str, packed_tokens: int) -> int | None:
