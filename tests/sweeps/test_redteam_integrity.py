@@ -95,3 +95,15 @@ def test_a_sample_file_copied_under_another_name_is_not_counted_twice(made: Path
     with pytest.raises(TrialError, match="zz-copy.json"):
         read_sweep(out)
     assert main(["verify", str(out)]) != 0
+
+
+@pytest.mark.parametrize("wall", [pytest.param('"fast"', id="text"), pytest.param("[1]", id="list"),
+                                  pytest.param("true", id="boolean"), pytest.param("NaN", id="nan"),
+                                  pytest.param("-5", id="negative")])
+def test_a_wall_time_that_is_not_seconds_is_a_problem_not_a_crash(made: Path, tmp_path: Path, wall: str) -> None:
+    out = copy(made, tmp_path)
+    text = (out / "result.json").read_text()
+    recorded = json.dumps(json.loads(text)["wall_seconds"])
+    (out / "result.json").write_text(text.replace(f'"wall_seconds": {recorded}', f'"wall_seconds": {wall}'))
+    assert read_sweep(out).wall_seconds is None
+    assert "wall_seconds" in caught(out)

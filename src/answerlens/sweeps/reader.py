@@ -8,6 +8,7 @@ its cell's exact context and compares the recorded ``result.json`` with the reco
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,7 +120,8 @@ def recompute(recorded: Recorded) -> tuple[SweepResult, tuple[CellContext, ...]]
         if sample.repeat < manifest.repeats:
             kept.append(sample)
     wall = recorded.result.get("wall_seconds") if recorded.result else None
-    return assemble(manifest, contexts, kept, wall), contexts
+    seconds = isinstance(wall, int | float) and not isinstance(wall, bool) and 0 <= wall < math.inf
+    return assemble(manifest, contexts, kept, wall if seconds else None), contexts  # else: a problem of check's
 
 
 def check(recorded: Recorded) -> tuple[SweepResult, list[str]]:
@@ -147,7 +149,7 @@ def _summary_problems(result: SweepResult, recorded: Mapping[str, Any] | None) -
     if recorded is None:
         return [f"no {folder.RESULT} (the sweep has not finished; rerun it to resume)"]
     dumped = json.loads(result.file_text())
-    found = {key: value for key, value in recorded.items() if key != "wall_seconds"}
+    found = dict(recorded)
     missing = sorted(set(dumped) - set(found) - {"wall_seconds"})
     difference = round_trip_problem(found, dumped) or (f"$ lacks {', '.join(missing)}" if missing else None)
     return [f"{folder.RESULT} differs from the summary recomputed from the samples: {difference}"] if difference \
