@@ -34,3 +34,17 @@ def test_a_cell_of_an_unfinished_sweep_with_no_sample_yet_is_not_called_an_error
     drawn = re.search(r'<td [^>]*data-cell="0"[^>]*>.*?</td>', grid_html(unfinished), flags=re.S)
     assert drawn is not None and "no sample yet" in drawn.group(0) and "error" not in drawn.group(0)
     assert "no sample yet" in grid_lines(unfinished)[1] and "error 0/0" not in grid_lines(unfinished)[1]
+
+
+def test_a_cell_with_no_sample_yet_is_not_called_stable() -> None:
+    from answerlens.html.sweep_grid import detail_rows
+    from answerlens.sweeps.cut import cell_context
+    from answerlens.sweeps.settings import Setting, SweepFormat
+    from answerlens.sweeps.summary import build_cell
+    from tests.sweeps.helpers import bundle
+
+    cell = build_cell(cell_context(bundle(), Setting(format=SweepFormat.COMPACT, budget="packed")), ())
+    assert cell.assessable and not cell.stable  # exported as such in the CSV and JSON of an unfinished sweep
+    result = read_sweep(SAMPLES / "sweeps" / "sweep_budget_cut")
+    [row] = detail_rows(result.model_copy(update={"cells": (cell,), "changes": ()}))
+    assert "stable" not in row and "unstable" not in row

@@ -95,7 +95,7 @@ def detail_rows(result: SweepResult) -> list[list[str]]:
                f"{len(cell.records_kept)} kept, {len(cell.records_cut)} cut",
                ", ".join(f"{ACTION_WORDS[name]} {count}" for name, count in cell.actions.items()) or "—",
                ", ".join(f"{name} {count}" for name, count in cell.verdicts.items()) or "—",
-               ("stable" if cell.stable else "unstable") if cell.assessable else "—",
+               ("stable" if cell.stable else "unstable") if cell.assessable and cell.samples else "—",
                f"{cell.latency_ms:,.0f} ms" if cell.latency_ms is not None else "—"]
         if opinions:
             row.append(", ".join(f"{code} ×{count}" for code, count in (cell.flags or {}).items())
