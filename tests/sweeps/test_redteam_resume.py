@@ -39,3 +39,15 @@ async def test_a_rerun_with_more_repeats_cancelled_leaves_an_unfinished_sweep(tm
     assert not (out / "result.json").exists()  # the one-repeat result is not this sweep's any more
     assert read_sweep(out).repeats == 4
     assert verify_sweep(out)[1] == ["no result.json (the sweep has not finished; rerun it to resume)"]
+
+
+async def test_a_rerun_restores_a_deleted_or_damaged_bundle_json(tmp_path: Path) -> None:
+    out = tmp_path / "sweep"
+    with context_server(REQUIREMENTS) as server:
+        await run_sweep(QUESTION, bundle_data(), config(server.base_url), out=out, formats=["compact"], repeats=1)
+        for damage in ((out / "bundle.json").unlink, lambda: (out / "bundle.json").write_text('{"records": [')):
+            damage()
+            again = await run_sweep(QUESTION, bundle_data(), config(server.base_url), out=out, formats=["compact"],
+                                    repeats=1)
+            assert again.reused_samples == 1 and again.new_samples == 0
+            assert verify_sweep(out) == (1, [])

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from answerlens.audit import canonical_json_ascii, sha256_text
-from answerlens.errors import TrialError, describe_validation
+from answerlens.errors import AnswerlensError, TrialError, describe_validation
 from answerlens.loading import load_bundle
 from answerlens.records import MemoryBundle
 from answerlens.sweeps.result import SweepManifest, SweepResult
@@ -56,6 +56,11 @@ def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
         if was != now:
             raise TrialError(f"{out} holds a sweep with a different {name} ({was[:12]}… ≠ {now[:12]}…); refusing to "
                              "mix samples — use a fresh --out directory, or delete this one to start over")
+    try:
+        read_bundle(out, saved)
+    except (AnswerlensError, ValueError, OSError):  # deleted or damaged: it is the bundle given (sweep_sha256 agrees)
+        trial_folder.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
+        trial_folder.sync_directory(out)
     if saved.repeats != manifest.repeats:
         # The same sweep asked for another number of repeats: run.json says how many (the reader counts that
         # many), and a result of the old count is no longer this sweep's (its run writes the new one).
