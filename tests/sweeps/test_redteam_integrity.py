@@ -107,3 +107,13 @@ def test_a_wall_time_that_is_not_seconds_is_a_problem_not_a_crash(made: Path, tm
     (out / "result.json").write_text(text.replace(f'"wall_seconds": {recorded}', f'"wall_seconds": {wall}'))
     assert read_sweep(out).wall_seconds is None
     assert "wall_seconds" in caught(out)
+
+
+def test_a_report_whose_question_was_replaced_everywhere_does_not_verify(made: Path, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "sweep.html"
+    assert main(["report", str(made / "a"), "-o", str(report)]) == 0
+    report.write_text(report.read_text().replace(QUESTION, "Is billing-api safe to delete?"))
+    capsys.readouterr()
+    assert main(["verify", str(report)]) == 1
+    assert "sweep_sha256" in capsys.readouterr().out
