@@ -11,7 +11,7 @@ from answerlens.html.markup import cell as _cell
 from answerlens.html.markup import table_html
 from answerlens.sweeps.result import SweepCell, SweepResult
 from answerlens.sweeps.settings import SweepFormat
-from answerlens.sweeps.view import ACTION_WORDS, change_text, columns, find, setting_text
+from answerlens.sweeps.view import ACTION_WORDS, change_text, columns, find, outcome, setting_text
 
 TONES = {"answer": "answerable", "answer_partially": "partial", "abstain": "insufficient",
          "surface_conflict": "conflicting"}
@@ -27,21 +27,25 @@ def cell_html(index: int, cell: SweepCell, link: Callable[[int], str | None] | N
                 f'<div class="al-sub">{esc(_short_reason(cell.reason or ""))}</div>')
         return f'<td class="al-na" {attrs} data-action="none" title="{esc(cell.reason or "")}">{body}</td>'
     action = cell.action
-    tone = TONES[action.value] if action is not None else "conflicting"
-    word = ACTION_WORDS[action.value] if action is not None else "error"
-    count = cell.actions.get(action.value, 0) if action is not None else cell.errors
+    if action is None:  # no sample yet, or every call failed: no action to colour it by (red is surface conflict)
+        why = "every call failed" if cell.samples else "not run yet"
+        body = (f'<div class="al-act">{esc(outcome(cell))}</div><div class="al-sub">{why}</div>'
+                f'<div class="al-sub">{esc(cut)}</div>')
+        return f'<td class="al-na" {attrs} data-action="{"error" if cell.samples else "none"}">{body}</td>'
+    tone = TONES[action.value]
+    word = ACTION_WORDS[action.value]
+    count = cell.actions.get(action.value, 0)
     stability = "stable" if cell.stable else "unstable"
     stable_css = "" if cell.stable else ' class="al-unstable"'
     body = (f'<div class="al-act">{esc(word)} {count}/{len(cell.samples)}</div>'
             f'<div class="al-sub"><span{stable_css}>{stability}</span>'
-            f'{" · " + str(cell.errors) + " error(s)" if cell.errors and action is not None else ""}</div>'
+            f'{" · " + str(cell.errors) + " error(s)" if cell.errors else ""}</div>'
             f'<div class="al-sub">{esc(cut)}</div>')
     href = link(index) if link is not None else None
     if href is not None:
         body = f'<a href="{esc(href)}" target="_self">{body}</a>'
     style = f"background-color:var(--al-soft-{tone});box-shadow:inset 4px 0 0 var(--al-edge-{tone})"
-    shown = action.value if action else "error"
-    return (f'<td {attrs} data-action="{esc(shown)}" data-stable="{str(cell.stable).lower()}" style="{style}">'
+    return (f'<td {attrs} data-action="{esc(action.value)}" data-stable="{str(cell.stable).lower()}" style="{style}">'
             f"{body}</td>")
 
 
@@ -67,7 +71,7 @@ def grid_html(result: SweepResult, *, link: Callable[[int], str | None] | None =
 def legend_html() -> str:
     items = [f'<span><i style="background-color:var(--al-soft-{TONES[key]});box-shadow:inset 4px 0 0 '
              f'var(--al-edge-{TONES[key]})"></i>{esc(label)}</span>' for key, label in ACTION_WORDS.items()]
-    items.append('<span><i style="border-style:dashed"></i>not assessed</span>')
+    items.append('<span><i style="border-style:dashed"></i>not assessed, no sample yet, or every call failed</span>')
     items.append("<span>n/m: repeats with that action · unstable: repeats disagree</span>")
     return f'<div class="al-legend" data-legend="sweep">{"".join(items)}</div>'
 
@@ -91,7 +95,7 @@ def detail_rows(result: SweepResult) -> list[list[str]]:
                f"{len(cell.records_kept)} kept, {len(cell.records_cut)} cut",
                ", ".join(f"{ACTION_WORDS[name]} {count}" for name, count in cell.actions.items()) or "—",
                ", ".join(f"{name} {count}" for name, count in cell.verdicts.items()) or "—",
-               ("stable" if cell.stable else "unstable") if cell.assessable else "—",
+               ("stable" if cell.stable else "unstable") if cell.assessable and cell.samples else "—",
                f"{cell.latency_ms:,.0f} ms" if cell.latency_ms is not None else "—"]
         if opinions:
             row.append(", ".join(f"{code} ×{count}" for code, count in (cell.flags or {}).items())

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from answerlens.audit import canonical_json_ascii, sha256_text
-from answerlens.errors import TrialError, describe_validation
+from answerlens.errors import AnswerlensError, TrialError, describe_validation
 from answerlens.loading import load_bundle
 from answerlens.records import MemoryBundle
 from answerlens.sweeps.result import SweepManifest, SweepResult
@@ -56,15 +56,42 @@ def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
         if was != now:
             raise TrialError(f"{out} holds a sweep with a different {name} ({was[:12]}… ≠ {now[:12]}…); refusing to "
                              "mix samples — use a fresh --out directory, or delete this one to start over")
+    try:
+        read_bundle(out, saved)
+    except (AnswerlensError, ValueError, OSError):  # deleted or damaged: it is the bundle given (sweep_sha256 agrees)
+        trial_folder.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
+        trial_folder.sync_directory(out)
+    if saved.repeats != manifest.repeats:
+        # The same sweep asked for another number of repeats: run.json says how many (the reader counts that
+        # many), and a result of the old count is no longer this sweep's (its run writes the new one).
+        (out / RESULT).unlink(missing_ok=True)
+        resized = saved.model_copy(update={"repeats": manifest.repeats})
+        trial_folder.replace_file(run_file, trial_folder.json_text(resized))
+        trial_folder.sync_directory(out)
     return samples
 
 
 def read_manifest(out: Path) -> SweepManifest:
     path = out / MANIFEST
     try:
-        return SweepManifest.model_validate(trial_folder.read_saved_json(path))
+        manifest = SweepManifest.model_validate(trial_folder.read_saved_json(path))
     except ValidationError as exc:
         raise TrialError(f"{path}: not the manifest of an answerlens sweep ({describe_validation(exc)})") from None
+    problem = manifest_problem(manifest)
+    if problem:
+        raise TrialError(f"{path}: {problem}")
+    return manifest
+
+
+def manifest_problem(manifest: SweepManifest) -> str | None:
+    """Why a manifest's recorded hashes are not those of what it lists (it was edited), or None."""
+    listed = [item.model_dump() for item in manifest.settings]
+    if manifest.sweep_sha256 != sweep_sha256(manifest.question, manifest.answer, manifest.bundle_sha256, listed):
+        return (f"edited: its sweep_sha256 is not that of its question, answer, bundle_sha256 and settings; "
+                f"{MANIFEST} must be as the sweep wrote it")
+    if manifest.configuration_sha256 != sha256_text(canonical_json_ascii(manifest.configuration.public_dump())):
+        return f"edited: its configuration_sha256 is not that of its configuration; {MANIFEST} must be as written"
+    return None
 
 
 def read_bundle(out: Path, manifest: SweepManifest) -> MemoryBundle:

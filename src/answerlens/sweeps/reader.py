@@ -8,6 +8,7 @@ its cell's exact context and compares the recorded ``result.json`` with the reco
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,9 +23,10 @@ from answerlens.sweeps import folder
 from answerlens.sweeps.cut import CellContext
 from answerlens.sweeps.found import is_sweep
 from answerlens.sweeps.result import KIND, SweepManifest, SweepResult
-from answerlens.sweeps.run import assemble, contexts_of
+from answerlens.sweeps.run import assemble, cases_of, contexts_of
 from answerlens.sweeps.settings import Setting, SweepFormat
 from answerlens.trials import folder as trial_folder
+from answerlens.trials.integrity import sample_label, sample_problems
 from answerlens.trials.log import TrialSample, parse_samples, round_trip_problem
 
 __all__ = ["Recorded", "check", "folder_of", "from_embedded", "is_sweep", "read_recorded", "read_sweep",
@@ -59,12 +61,21 @@ def read_recorded(path: Path | str) -> Recorded:
         raise DatasetError(f"{out}: no {folder.MANIFEST}: not an answerlens sweep folder")
     manifest = folder.read_manifest(out)
     bundle = folder.read_bundle(out, manifest)
-    samples = tuple(trial_folder.read_sample(file) for file in sorted((out / folder.SAMPLES).glob("*.json")))
+    samples = tuple(_read_sample(file) for file in sorted((out / folder.SAMPLES).glob("*.json")))
     result_path = out / folder.RESULT
     result = trial_folder.read_saved_json(result_path) if result_path.exists() else None
     if result is not None and (not isinstance(result, dict) or result.get("kind") != KIND):
         raise DatasetError(f"{result_path}: not a sweep result (expected kind 'sweep')")
     return Recorded(manifest, bundle, samples, result)
+
+
+def _read_sample(path: Path) -> TrialSample:
+    sample = trial_folder.read_sample(path)
+    expected = trial_folder.sample_filename(sample.case_id, sample.repeat)
+    if path.name != expected:
+        raise TrialError(f"{path}: a sample of {sample_label(sample)} belongs in {expected}; a copy under another "
+                         "name would count twice — delete it")
+    return sample
 
 
 def from_embedded(data: Mapping[str, Any]) -> Recorded:
@@ -73,6 +84,9 @@ def from_embedded(data: Mapping[str, Any]) -> Recorded:
         manifest = SweepManifest.model_validate(data.get("manifest"))
     except ValidationError as exc:
         raise DatasetError(f"manifest: {describe_validation(exc)}") from None
+    problem = folder.manifest_problem(manifest)
+    if problem:
+        raise DatasetError(f"manifest: {problem}")
     bundle = load_bundle(data.get("bundle"), name="embedded bundle")
     if folder.bundle_sha256(bundle) != manifest.bundle_sha256:
         raise DatasetError("bundle: not the bundle the sweep ran over (sha256 differs from the manifest's)")
@@ -90,19 +104,24 @@ def recompute(recorded: Recorded) -> tuple[SweepResult, tuple[CellContext, ...]]
     manifest = recorded.manifest
     settings = tuple(Setting(format=SweepFormat(item.format), budget=item.budget) for item in manifest.settings)
     contexts = contexts_of(recorded.bundle, settings)
-    keys = {context.setting.key for context in contexts if context.assessable}
-    kept = []
+    cases = {item.case.id: item for item in cases_of(manifest, contexts).cases}
+    kept, seen = [], set()
     for sample in recorded.samples:
-        if (sample.dataset_sha256, sample.configuration_sha256) != (manifest.sweep_sha256,
-                                                                    manifest.configuration_sha256):
-            raise TrialError(f"sample {sample.case_id} repeat {sample.repeat}: of another sweep or configuration "
-                             f"than {folder.MANIFEST}'s")
-        if sample.case_id not in keys:
+        if sample.case_id not in cases:
             raise TrialError(f"sample {sample.case_id!r}: not an assessable cell of this sweep")
+        # Its question, draft, cell context and configuration must be this sweep's (cheap: no re-derivation).
+        problems = sample_problems(sample, cases[sample.case_id], dataset_sha256=manifest.sweep_sha256,
+                                   configuration_sha256=manifest.configuration_sha256, rederive=False)
+        if problems:
+            raise TrialError(f"sample {sample_label(sample)}: not a sample of this sweep ({'; '.join(problems)})")
+        if (sample.case_id, sample.repeat) in seen:
+            raise TrialError(f"sample {sample_label(sample)}: recorded twice")
+        seen.add((sample.case_id, sample.repeat))
         if sample.repeat < manifest.repeats:
             kept.append(sample)
     wall = recorded.result.get("wall_seconds") if recorded.result else None
-    return assemble(manifest, contexts, kept, wall), contexts
+    seconds = isinstance(wall, int | float) and not isinstance(wall, bool) and 0 <= wall < math.inf
+    return assemble(manifest, contexts, kept, wall if seconds else None), contexts  # else: a problem of check's
 
 
 def check(recorded: Recorded) -> tuple[SweepResult, list[str]]:
@@ -130,7 +149,7 @@ def _summary_problems(result: SweepResult, recorded: Mapping[str, Any] | None) -
     if recorded is None:
         return [f"no {folder.RESULT} (the sweep has not finished; rerun it to resume)"]
     dumped = json.loads(result.file_text())
-    found = {key: value for key, value in recorded.items() if key != "wall_seconds"}
+    found = dict(recorded)
     missing = sorted(set(dumped) - set(found) - {"wall_seconds"})
     difference = round_trip_problem(found, dumped) or (f"$ lacks {', '.join(missing)}" if missing else None)
     return [f"{folder.RESULT} differs from the summary recomputed from the samples: {difference}"] if difference \

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from answerlens.config import AnswerabilityConfig
+from answerlens.sweeps.settings import SweepFormat, parse_budget
 from answerlens.trials.log import SampleError, TrialSample
 from answerlens.verdict import AnswerabilityAction, AnswerabilityStatus, AnswerabilityVerdict
 
@@ -34,6 +35,18 @@ class SweepSetting(BaseModel):
 
     format: str
     budget: str
+
+    @field_validator("format")
+    @classmethod
+    def _a_format(cls, value: str) -> str:
+        return SweepFormat(value).value
+
+    @field_validator("budget")
+    @classmethod
+    def _a_budget(cls, value: str) -> str:
+        if parse_budget(value) != value:
+            raise ValueError(f"budget {value!r} is not written as a sweep writes it")
+        return value
 
 
 class SweepManifest(BaseModel):

@@ -56,8 +56,8 @@ def parse_budget(text: str) -> str:
         return f"{int(percent.group(1))}%"
     if _TOKENS.fullmatch(value) and int(value) > 0:
         return str(int(value))
-    raise ValueError(f"budget {text!r}: expected 'packed', a whole number of tokens (e.g. 1200) or a percentage "
-                     "of the packed context's tokens (e.g. 50%)")
+    raise ValueError(f"budget {text!r}: expected 'packed', a whole number of tokens from 1 to 999,999,999 (e.g. "
+                     "1200) or a percentage of the packed context's tokens (e.g. 50%)")
 
 
 def budget_tokens(budget: str, packed_tokens: int) -> int | None:
@@ -95,12 +95,10 @@ def grid(formats: Sequence[str] = (), budgets: Sequence[str] = ()) -> tuple[Sett
             raise ValueError(f"format {name!r}: expected one of {choices}") from None
         if fmt not in chosen:
             chosen.append(fmt)
-    parsed: list[str] = []
+    parsed: dict[str, None] = {}
     for text in budgets or [PACKED]:
-        budget = parse_budget(text)
-        if budget not in parsed:
-            parsed.append(budget)
-    if len(chosen) * len(parsed) > MAX_SETTINGS:
-        raise ValueError(f"{len(chosen)} formats × {len(parsed)} budgets = {len(chosen) * len(parsed)} cells; a sweep "
-                         f"holds at most {MAX_SETTINGS}")
+        parsed[parse_budget(text)] = None
+        if len(chosen) * len(parsed) > MAX_SETTINGS:  # said at once: a pasted column is not read to its end
+            raise ValueError(f"{len(chosen)} formats × {len(parsed)} or more budgets: more than {MAX_SETTINGS} "
+                             f"cells; a sweep holds at most {MAX_SETTINGS}")
     return tuple(Setting(format=fmt, budget=budget) for fmt in chosen for budget in parsed)

@@ -20,6 +20,8 @@ def build_cell(context: CellContext, samples: Sequence[TrialSample]) -> SweepCel
     opinions = [sample.second_opinion for sample in samples if sample.second_opinion is not None]
     flags = Counter(flag.code.value for opinion in opinions for item in opinion.requirements for flag in item.flags) \
         if opinions else None
+    # Every repeat came to one action; an assessable cell with no sample yet (an unfinished sweep) is not stable.
+    stable = len(actions) <= 1 and len(assessments) == len(samples) and bool(samples or not context.assessable)
     return SweepCell(
         format=context.setting.format.value, budget=context.setting.budget, budget_tokens=context.budget_tokens,
         tokens_used=context.tokens_used, records_kept=tuple(map(str, context.kept)),
@@ -27,7 +29,7 @@ def build_cell(context: CellContext, samples: Sequence[TrialSample]) -> SweepCel
         samples=tuple(_short(sample) for sample in samples), actions=dict(sorted(actions.items())),
         verdicts=dict(sorted(Counter(item.verdict.value for item in assessments).items())),
         errors=sum(1 for sample in samples if sample.error is not None),
-        stable=len(actions) <= 1 and len(assessments) == len(samples),
+        stable=stable,
         requirements=_tallies(assessments), flags=dict(sorted(flags.items())) if flags is not None else None,
         latency_ms=round(statistics.median(s.latency_ms for s in samples), 3) if samples else None)
 

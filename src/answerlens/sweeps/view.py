@@ -26,9 +26,12 @@ def find(result: SweepResult, fmt: str, budget: str) -> tuple[int, SweepCell] | 
 
 
 def outcome(cell: SweepCell) -> str:
-    """``answer 3/3``, ``answer partially 2/3 (unstable)``, ``error 3/3``, or ``not assessed``."""
+    """``answer 3/3``, ``answer partially 2/3 (unstable)``, ``error 3/3``, ``not assessed``, or ``no sample yet``
+    (a cell of an unfinished sweep)."""
     if not cell.assessable:
         return "not assessed"
+    if not cell.samples:
+        return "no sample yet"
     total = len(cell.samples)
     action = cell.action
     if action is None:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from answerlens.html.escape import esc
+from answerlens.errors import AnswerlensError
+from answerlens.html.escape import esc, plain
 from answerlens.html.markup import notice_html
 from answerlens.html.sweep_grid import cells_table, changes_html, grid_html, requirement_tables
 from answerlens.report.document import sweep_report
@@ -137,8 +138,8 @@ def _picker(prefix: str, examples: Path | None) -> None:
     current = st.session_state.get(f"{prefix}.sweep_id")
     if current in titles and st.session_state.get(key) != current:
         st.session_state[key] = current
-    st.selectbox(f"Stored sweeps ({len(kept)})", list(titles), format_func=titles.__getitem__, key=key, index=None,
-                 placeholder="Reopen a stored sweep (newest first)", on_change=_picked, args=(prefix, key))
+    st.selectbox(f"Stored sweeps ({len(kept)})", list(titles), format_func=lambda ident: plain(titles[ident]), key=key,
+                 index=None, placeholder="Reopen a stored sweep (newest first)", on_change=_picked, args=(prefix, key))
 
 
 def _picked(prefix: str, key: str) -> None:
@@ -159,7 +160,12 @@ def _show(prefix: str, examples: Path | None) -> None:
         st.html(notice_html("warning", f"No stored sweep {ident}", "the link names a sweep this machine does not "
                             "keep", "run the sweep again, or pick a stored one"))
         return
-    opened = _opened(str(path), sweeps.stamp(path))
+    try:
+        opened = _opened(str(path), sweeps.stamp(path))
+    except (AnswerlensError, ValueError, OSError) as exc:  # a damaged or edited folder: say so, never a traceback
+        st.html(notice_html("error", f"The stored sweep {ident} cannot be read", str(exc),
+                            "delete its folder and run the sweep again, or pick another one"))
+        return
     result = opened.result
     links = sweeps.cell_runs(opened, history.store(st.session_state), opened.recorded.manifest.bundle)
     manifest = opened.recorded.manifest

@@ -34,10 +34,10 @@ def sweeps_dir() -> Path:
 
 
 def sweep_id(manifest: SweepManifest) -> str:
-    """The same sweep (question, draft, bundle, settings) with the same configuration and second-opinion setting:
-    one id, one folder (one asked with a second opinion is another sweep: a folder holds one or the other)."""
+    """The same sweep (question, draft, bundle, settings) with the same configuration, prompt and second-opinion
+    setting: one id, one folder (the engine refuses a folder of another prompt or second-opinion setting)."""
     opinion = "+second-opinion" if manifest.second_opinion else ""
-    return sha256_text(manifest.sweep_sha256 + manifest.configuration_sha256 + opinion)[:12]
+    return sha256_text(manifest.sweep_sha256 + manifest.configuration_sha256 + manifest.prompt_sha256 + opinion)[:12]
 
 
 @dataclass(frozen=True)

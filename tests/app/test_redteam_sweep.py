@@ -1,0 +1,45 @@
+"""Hostile stored sweeps on the Packing page: a damaged folder is a notice, never a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from answerlens.sweeps.run import run_sweep
+from answerlens.ui.packing import sweeps
+from tests.app.conftest import assert_clean, html, start
+from tests.context_server import context_server
+from tests.sweeps.helpers import QUESTION, REQUIREMENTS, bundle, config
+
+PAGE = "pages/packing.py"
+
+
+def stored_sweep(question: str = QUESTION, name: str = "b.json") -> tuple[str, Path]:
+    with context_server(REQUIREMENTS) as server:
+        planned = sweeps.plan(question, None, bundle(), config(server.base_url), ["compact"], ["packed"], 1, name,
+                              sweeps.sweeps_dir())
+        asyncio.run(run_sweep(question, bundle(), config(server.base_url), out=planned.out, formats=["compact"],
+                              repeats=1, bundle_name=name))
+    return planned.id, planned.out
+
+
+def test_a_damaged_stored_sweep_opened_by_its_link_is_a_notice() -> None:
+    ident, out = stored_sweep()
+    [sample] = (out / "samples").glob("*.json")
+    sample.write_text(sample.read_text()[:100])  # truncated, as by a full disk
+    at = AppTest.from_file(start()._script_path, default_timeout=30)
+    at.query_params["sweep"] = ident
+    at.run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    assert f"The stored sweep {ident} cannot be read" in html(at)
+
+
+def test_the_stored_sweeps_list_shows_controls_in_a_question_as_code_points() -> None:
+    stored_sweep("Which \u202eevil\u202c version\u200b runs?", "notes\u2066.json")
+    at = start(PAGE)
+    [option] = [item for item in at.selectbox(key="packing.sweep_pick").options if "evil" in item]
+    assert "\u202e" not in option and "\u200b" not in option and "\u2066" not in option
+    assert "⟨U+202E⟩evil⟨U+202C⟩" in option and "⟨U+2066⟩" in option
