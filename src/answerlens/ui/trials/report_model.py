@@ -17,7 +17,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 from answerlens.html import trial_rows
 from answerlens.html.markup import Notice
-from answerlens.html.trial_rows import QuestionRow, SampleRef, Stat
+from answerlens.html.trial_rows import SampleRef, Stat
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.failures import ErrorGroup, group_errors
 from answerlens.trials.result import TrialResult
@@ -51,7 +51,6 @@ class Report:
     """What the report draws from the result alone."""
 
     refs: tuple[SampleRef, ...]
-    rows: tuple[QuestionRow, ...]
     groups: tuple[ErrorGroup, ...]
     notices: tuple[Notice, ...]
     stats: tuple[Stat, ...]
@@ -71,9 +70,9 @@ def build(result: TrialResult) -> Report:
         grid=charts.outcome_grid(rows, refs),
         agreement=charts.requirement_agreement(rows) if trial_rows.repeats(refs) >= 2 else None,
     )
-    return Report(refs=tuple(refs), rows=tuple(rows), groups=groups,
-                  notices=tuple(runstate.result_notices(result, groups)), stats=tuple(trial_rows.stats(result)),
-                  charts=figures, questions=tables.questions(rows, texts), samples=tables.samples(refs, texts))
+    return Report(refs=tuple(refs), groups=groups, notices=tuple(runstate.result_notices(result, groups)),
+                  stats=tuple(trial_rows.stats(result)), charts=figures, questions=tables.questions(rows, texts),
+                  samples=tables.samples(refs, texts))
 
 
 @dataclass(frozen=True)
