@@ -31,12 +31,15 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 CEILING_MS = 180_000
-# Records when the app first reports a running script and when it last reports a finished one.
+# Records when the app first reports a running script and when it last reports a finished one: on a change of
+# state only (the observer also fires for every element drawn after the run, which is not part of it).
 WATCH_JS = """(() => {
-  let first = null;
+  let first = null, last = null;
   new MutationObserver(() => {
     const app = document.querySelector('[data-testid="stApp"]');
     const state = app && app.getAttribute('data-test-script-state');
+    if (state === last) return;
+    last = state;
     if (state === 'running' && first === null) first = performance.now();
     if (state === 'notRunning' && first !== null) window.__alScript = (performance.now() - first) / 1000;
   }).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-test-script-state'],

@@ -14,29 +14,48 @@ import streamlit as st
 from answerlens.html import trial_rows as trial_results
 from answerlens.html.escape import esc
 from answerlens.html.markup import cell, notice_html, outcome_cell, table_html
-from answerlens.html.trial_rows import QuestionRow, SampleRef, Stat
+from answerlens.html.trial_rows import Stat
 from answerlens.local_model import WIRING_MARK, wiring_check
 from answerlens.report import download as report_download
-from answerlens.second_opinion.models import SecondOpinion
-from answerlens.trials.failures import ErrorGroup, group_errors
+from answerlens.trials.dataset import Dataset
+from answerlens.trials.failures import ErrorGroup
 from answerlens.trials.gates import GateReport
 from answerlens.trials.log import ResultKind
 from answerlens.trials.result import TrialResult
 from answerlens.ui.common import filters_view
 from answerlens.ui.common.local_model import CAVEAT
-from answerlens.ui.trials import charts as trial_charts
-from answerlens.ui.trials import opinions, runstate, sample_view
+from answerlens.ui.trials import opinions, sample_view
+from answerlens.ui.trials import report_model as model
 from answerlens.ui.trials import tables as trial_tables
 from answerlens.ui.trials.errors import trial_message, trial_remedy, where
 from answerlens.ui.trials.run_view import Shown
 from answerlens.ui.trials.sources import run_dataset
 
+ENTRIES = 8
+"""Results kept built: the example, and a few opened or run in this app's sessions."""
+
+
+@st.cache_resource(max_entries=ENTRIES, show_spinner=False)
+def report_of(key: str, _result: TrialResult) -> model.Report:
+    """Built once per result (``key``: its ``digest``, which ``Shown`` carries) for every rerun and session."""
+    return model.build(_result)
+
+
+@st.cache_resource(max_entries=ENTRIES, show_spinner=False)
+def stored_opinions(key: str, _result: TrialResult) -> model.Opinions | None:
+    return model.stored_opinions(_result)
+
+
+@st.cache_resource(max_entries=ENTRIES, show_spinner=False)
+def computed_opinions(key: str, dataset_key: str, _result: TrialResult, _dataset: Dataset) -> model.Opinions | None:
+    """Once per result and dataset (``dataset_key``: its ``dataset_digest``): a fraction of a second for the
+    example's 64 samples."""
+    return model.computed_opinions(_result, _dataset)
+
 
 def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
     result = shown.result
-    refs = trial_results.samples(result)
-    rows = trial_results.questions(result, refs)
-    groups = list(group_errors(result.summary.errors))
+    built = report_of(shown.key, result)
     st.subheader("Result")
     st.html(f'<div class="al-muted" data-trial-kind="{esc(result.kind.value)}">{esc(shown.origin)} · '
             f"{esc(trial_results.KIND_LABELS[result.kind])}</div>")
@@ -51,16 +70,16 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
     st.download_button(report_download.LABEL, report.data, file_name=report.file_name, mime=report.mime,
                        key=f"{prefix}.download.report", on_click="ignore", help=report.help,
                        icon=":material/description:")
-    for notice in runstate.result_notices(result, groups):
+    for notice in built.notices:
         st.html(f'<div data-run-state="{esc(notice.kind)}">'
                 f"{notice.html()}</div>")
-    numbers(trial_results.stats(result))
+    numbers(built.stats)
     _gates(result.kind, result.quality_gates)
-    _charts(prefix, rows, refs)
-    _errors(groups)
+    _charts(prefix, built.charts)
+    _errors(built.groups)
     opinions_section(prefix, shown, cwd)
-    _tables(prefix, shown, rows, refs)
-    sample_view.sample(prefix, shown, refs, samples_dir, cwd)
+    _tables(prefix, built)
+    sample_view.sample(prefix, shown, built.refs, samples_dir, cwd)
 
 
 def _gates(kind: ResultKind, gates: GateReport | None) -> None:
@@ -81,25 +100,21 @@ def _gates(kind: ResultKind, gates: GateReport | None) -> None:
     st.html(table_html(["gate", "observed", "required", ""], body))
 
 
-def _charts(prefix: str, rows: Sequence[QuestionRow], refs: Sequence[SampleRef]) -> None:
+def _charts(prefix: str, figures: model.Charts) -> None:
     left, right = st.columns(2, gap="medium")
-    left.plotly_chart(trial_charts.actions_per_label(trial_results.outcome_groups(refs)),
-                      key=f"{prefix}.chart.actions", config={"displaylogo": False})
-    if any(row.citation_errors for row in rows):
-        right.plotly_chart(trial_charts.citation_errors(rows), key=f"{prefix}.chart.citations",
-                           config={"displaylogo": False})
+    left.plotly_chart(figures.actions, key=f"{prefix}.chart.actions", config={"displaylogo": False})
+    if figures.citations is not None:
+        right.plotly_chart(figures.citations, key=f"{prefix}.chart.citations", config={"displaylogo": False})
     else:
         right.html(notice_html("ok", "No citation errors", "no sample cited a token outside its context"))
     left, right = st.columns(2, gap="medium")
-    left.plotly_chart(trial_charts.outcome_grid(rows, refs), key=f"{prefix}.chart.grid",
-                      on_select=lambda: sample_view.picked(prefix), selection_mode="points",
-                      config={"displaylogo": False})
+    left.plotly_chart(figures.grid, key=f"{prefix}.chart.grid", on_select=lambda: sample_view.picked(prefix),
+                      selection_mode="points", config={"displaylogo": False})
     with right:
-        if trial_results.repeats(refs) < 2:
+        if figures.agreement is None:
             st.html(notice_html("info", "Per-requirement agreement needs two repeats or more"))
         else:
-            st.plotly_chart(trial_charts.requirement_agreement(rows), key=f"{prefix}.chart.agreement",
-                            config={"displaylogo": False})
+            st.plotly_chart(figures.agreement, key=f"{prefix}.chart.agreement", config={"displaylogo": False})
 
 
 def _errors(groups: Sequence[ErrorGroup]) -> None:
@@ -116,10 +131,9 @@ def _errors(groups: Sequence[ErrorGroup]) -> None:
                 f"{notice_html('error', title, trial_message(group.message), trial_remedy(group.kind))}</div>")
 
 
-def _tables(prefix: str, shown: Shown, rows: Sequence[QuestionRow], refs: Sequence[SampleRef]) -> None:
+def _tables(prefix: str, built: model.Report) -> None:
     """Per question and per sample: search, filter by label, action and error kind, sort, export as shown."""
-    texts = trial_tables.question_texts(shown.result)
-    per_question, per_sample = trial_tables.questions(rows, texts), trial_tables.samples(refs, texts)
+    per_question, per_sample = built.questions, built.samples
     number, text = st.column_config.NumberColumn, st.column_config.TextColumn
     with st.expander(f"Questions ({len(per_question)}) and samples ({len(per_sample)}) as tables"):
         st.markdown("**Questions**")
@@ -156,30 +170,26 @@ def numbers(stats: Sequence[Stat], per_row: int = PER_ROW) -> None:
                           help=stat.help, border=True)
 
 
-CACHE_KEY = "trials.opinions"
-"""Session cache of computed opinions: (id of the result shown, its opinions by sample position)."""
-
-
 def opinions_section(prefix: str, shown: Shown, cwd: Path) -> None:
     """Per run: requirements flagged, verifier agreement and the unsafe answers the second opinion would have
     caught, as numbers and a chart; or why the run has none."""
     st.subheader("Second opinion")
-    summary = _summary(shown, cwd)
-    if isinstance(summary, str):
-        st.html(f'<div data-second-opinion="none">{notice_html("info", "No second opinion for this run", summary)}'
+    found = _opinions(shown, cwd)
+    if isinstance(found, str):
+        st.html(f'<div data-second-opinion="none">{notice_html("info", "No second opinion for this run", found)}'
                 "</div>")
         return
+    summary = found.summary
     st.html(f'<div class="al-muted" data-second-opinion="{esc(summary.counts.assessments)}">'
             f"{esc(opinions.coverage(summary))}</div>")
     numbers(opinions.stats(summary), per_row=2)
-    st.plotly_chart(trial_charts.second_opinion(summary.counts), key=f"{prefix}.chart.opinions",
-                    config={"displaylogo": False})
+    st.plotly_chart(found.chart, key=f"{prefix}.chart.opinions", config={"displaylogo": False})
 
 
-def _summary(shown: Shown, cwd: Path) -> opinions.OpinionSummary | str:
+def _opinions(shown: Shown, cwd: Path) -> model.Opinions | str:
     """The stored opinions, else flags computed from the run's dataset; or why there is neither."""
     result = shown.result
-    stored = opinions.summarize(opinions.triples(result.samples), opinions.STORED)
+    stored = stored_opinions(shown.key, result)
     if stored is not None:
         return stored
     if shown.dataset is None:
@@ -187,17 +197,5 @@ def _summary(shown: Shown, cwd: Path) -> opinions.OpinionSummary | str:
     if isinstance(shown.dataset, str):
         return (f"the samples carry none, and the flags cannot be computed here: {shown.dataset} "
                 "(a run of answerlens trial --second-opinion stores one with every sample)")
-    computed = opinions.summarize(opinions.triples(result.samples, _computed(result, shown)),
-                                  opinions.COMPUTED)
+    computed = computed_opinions(shown.key, model.dataset_digest(shown.dataset), result, shown.dataset)
     return computed if computed is not None else "no assessed sample could be checked against the run's dataset"
-
-
-def _computed(result: TrialResult, shown: Shown) -> dict[int, SecondOpinion]:
-    """Computed once per result shown in this session (a fraction of a second for the example's 64 samples)."""
-    cached = st.session_state.get(CACHE_KEY)
-    if cached is not None and cached[0] is result:
-        return cached[1]
-    assert shown.dataset is not None and not isinstance(shown.dataset, str)
-    found = opinions.compute_opinions(result, shown.dataset)
-    st.session_state[CACHE_KEY] = (result, found)
-    return found

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from answerlens.ui.inspect.job import describe
 from answerlens.ui.trials import job as trial_job
 from answerlens.ui.trials import sources as trial_sources
 from answerlens.ui.trials.job import TrialJob
+from answerlens.ui.trials.report_model import digest
 from answerlens.ui.trials.runstate import outcome_notice
 
 KINDS = ("Shipped dataset", "Upload a dataset", "A dataset on this machine")
@@ -38,6 +39,11 @@ class Shown:
     result: TrialResult
     origin: str
     dataset: Dataset | str | None = None
+    key: str = field(init=False)
+    """The result's ``digest``: what the report's figures and tables are built once for (``report_view``)."""
+
+    def __post_init__(self) -> None:
+        self.key = digest(self.result)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ assessed to rate anything.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from answerlens.html.markup import Notice, NoticeKind
@@ -23,7 +24,7 @@ def engine_stop(outcome: TrialOutcome) -> str | None:
     return outcome.stopped.text if outcome.stopped is not None else None
 
 
-def result_notices(result: TrialResult, groups: list[ErrorGroup]) -> list[Notice]:
+def result_notices(result: TrialResult, groups: Sequence[ErrorGroup]) -> list[Notice]:
     """What to know before reading the figures: the run's state, and whether they rest on enough samples."""
     s = result.summary
     notices = []

@@ -4,6 +4,7 @@ assessment is shown here, Compare-style. An error sample is shown as an error, w
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import streamlit as st
@@ -41,7 +42,7 @@ def picked(prefix: str) -> None:
         st.session_state[f"{prefix}.sample"] = points[0]["customdata"][0]
 
 
-def sample(prefix: str, shown: Shown, refs: list[SampleRef], samples_dir: Path, cwd: Path) -> None:
+def sample(prefix: str, shown: Shown, refs: Sequence[SampleRef], samples_dir: Path, cwd: Path) -> None:
     st.subheader("Sample")
     by_key = {ref.key: ref for ref in refs}
     if st.session_state.get(f"{prefix}.sample") not in by_key:
