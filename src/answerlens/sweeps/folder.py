@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from answerlens.audit import canonical_json_ascii, sha256_text
+from answerlens.audit import canonical_json_ascii, configuration_sha256, sha256_text
 from answerlens.errors import AnswerlensError, TrialError, describe_validation
 from answerlens.loading import load_bundle
 from answerlens.records import MemoryBundle
@@ -89,7 +89,7 @@ def manifest_problem(manifest: SweepManifest) -> str | None:
     if manifest.sweep_sha256 != sweep_sha256(manifest.question, manifest.answer, manifest.bundle_sha256, listed):
         return (f"edited: its sweep_sha256 is not that of its question, answer, bundle_sha256 and settings; "
                 f"{MANIFEST} must be as the sweep wrote it")
-    if manifest.configuration_sha256 != sha256_text(canonical_json_ascii(manifest.configuration.public_dump())):
+    if manifest.configuration_sha256 != configuration_sha256(manifest.configuration.public_dump()):
         return f"edited: its configuration_sha256 is not that of its configuration; {MANIFEST} must be as written"
     return None
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from answerlens.audit import canonical_json_ascii, sha256_text
+from answerlens.audit import configuration_sha256, sha256_text
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import TrialError, describe_validation
 from answerlens.prompts import prompt_for
@@ -42,7 +42,7 @@ def run_identity(dataset: Dataset, config: AnswerabilityConfig) -> RunIdentity:
     """What a saved sample must share with the current run to be reused (the configuration without its key)."""
     prompt = prompt_for(config.prompt)
     return RunIdentity(dataset_sha256=dataset.sha256, configuration=config.model_copy(update={"api_key": None}),
-                       configuration_sha256=sha256_text(canonical_json_ascii(config.public_dump())),
+                       configuration_sha256=configuration_sha256(config.public_dump()),
                        prompt_version=prompt.version, prompt_sha256=prompt.sha256)
 
 

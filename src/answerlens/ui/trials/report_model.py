@@ -9,12 +9,12 @@ it: ``st.plotly_chart`` sends a copy of a figure (``Figure.to_dict``), and the t
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 import pandas as pd
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
+from answerlens.audit import sha256_text
 from answerlens.html import trial_rows
 from answerlens.html.markup import Notice
 from answerlens.html.trial_rows import SampleRef, Stat
@@ -27,13 +27,13 @@ from answerlens.ui.trials import charts, opinions, runstate, tables
 def digest(result: TrialResult) -> str:
     """The result's identity for the caches: sha256 of all its content, every sample included (~2 ms for the
     example's 66 samples; ``Shown`` computes it once)."""
-    return hashlib.sha256(result.model_dump_json().encode()).hexdigest()
+    return sha256_text(result.model_dump_json())
 
 
 def dataset_digest(dataset: Dataset) -> str:
     """The dataset's identity: its file and every case with its bundle file (a bundle file can change under an
     unchanged dataset file, and the flags are computed from the bundles)."""
-    return hashlib.sha256(" ".join([dataset.sha256, *(item.sha256 for item in dataset.cases)]).encode()).hexdigest()
+    return sha256_text(" ".join([dataset.sha256, *(item.sha256 for item in dataset.cases)]))
 
 
 @dataclass(frozen=True)
