@@ -17,7 +17,21 @@ if TYPE_CHECKING:
     from answerlens.config import AnswerabilityConfig
     from answerlens.samples import Sample
 
-EXIT_OK, EXIT_PROBLEMS, EXIT_BAD_INPUT, EXIT_PROVIDER = 0, 1, 2, 3
+# One table for every command (README "Exit status"); trial and sweep use all of it.
+EXIT_OK = 0
+"""Done: verified, or a run complete with every sample assessed (and its gates passed)."""
+EXIT_PROBLEMS = 1
+"""Not verified (every problem printed), or a complete trial whose gates failed."""
+EXIT_BAD_INPUT = 2
+"""Bad input: a usage error, a file that is not what the command reads."""
+EXIT_PROVIDER = 3
+"""The model could not be asked: preflight refused, an assessment failed, a run stopped early on provider failures."""
+EXIT_FAILED_SAMPLES = 4
+"""A run that finished every sample, some of which failed (no result for those cells or cases)."""
+EXIT_UNFINISHED = 5
+"""A run (or a folder being verified) that does not hold every sample yet: cancelled, or still running."""
+EXIT_ENVIRONMENT = 6
+"""The machine refused: a full disk or quota, a read-only file system, no permission to write."""
 PROMPTS = ("answerlens", "prme")
 """``AnswerabilityConfig.prompt``'s choices (a test pins them to the config's)."""
 FORMATS = ("reader", "auditable", "compact")
