@@ -160,7 +160,7 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 
 def _package(module: str) -> str:
-    """``answerlens.ui.common.runs`` -> ``ui``; a top-level module is a package of its own; the root is ``answerlens``."""
+    """``answerlens.run_store`` -> ``ui``; a top-level module is a package of its own; the root is ``answerlens``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else parts[0]
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from answerlens.ui.common import runs
+from answerlens import run_store as runs
 from answerlens.ui.common.history_view import ONE_RUN_TITLE, TITLE
 from tests.app.conftest import assert_clean, assess, choose_sample, html, notices, start, use_recorded, verdicts
-from tests.ui.common.broken_stores import BROKEN, bad_json_row, filled, locked
+from tests.run_store.broken_stores import BROKEN, bad_json_row, filled, locked
 
 KINDS = [*BROKEN, "locked"]
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from answerlens.ui.common import runs
+from answerlens import run_store as runs
 from answerlens.ui.common.history_view import ONE_RUN_TITLE
 from tests.app.conftest import APP, assert_clean, notices, verdicts
-from tests.ui.common.broken_stores import filled
+from tests.run_store.broken_stores import filled
 
 
 def edited(column: str, value: str, number: int = 1) -> Path:

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from answerlens.html.provenance import source_label
+from answerlens.run_store import RunStore
 from answerlens.ui.common import history
-from answerlens.ui.common.runs import RunStore
 from tests.ui.conftest import recorded, sample
 
 LABEL = "recorded response (hand-written)"

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from answerlens.run_store import RunStore
 from answerlens.sweeps.run import run_sweep
-from answerlens.ui.common.runs import RunStore
 from answerlens.ui.packing import sweeps
 from tests.context_server import context_server
 from tests.sweeps.helpers import QUESTION, REQUIREMENTS, bundle, config

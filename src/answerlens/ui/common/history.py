@@ -20,8 +20,8 @@ from typing import Any
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.errors import RunStoreError
 from answerlens.html.escape import plain
+from answerlens.run_store import OpenedRun, RunStore, StoredRun, default_path
 from answerlens.second_opinion.models import SecondOpinion
-from answerlens.ui.common.runs import OpenedRun, RunStore, StoredRun, default_path
 
 CURRENT_KEY = "history.current"
 CURRENT_ID_KEY = "history.current_id"

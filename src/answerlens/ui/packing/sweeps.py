@@ -16,12 +16,12 @@ from answerlens.audit import sha256_text
 from answerlens.config import AnswerabilityConfig
 from answerlens.html.provenance import source_label
 from answerlens.records import MemoryBundle
+from answerlens.run_store import RunStore, data_dir
 from answerlens.sweeps import folder
 from answerlens.sweeps.reader import Recorded, read_recorded, recompute
 from answerlens.sweeps.result import SweepManifest, SweepResult
 from answerlens.sweeps.run import contexts_of, manifest_for
 from answerlens.sweeps.settings import grid
-from answerlens.ui.common.runs import RunStore, data_dir
 
 SWEEPS = "sweeps"
 _ID = re.compile(r"[0-9a-f]{12}")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from answerlens.html.provenance import source_label
-from answerlens.ui.common.runs import DATA_DIR_ENV, FILE_NAME, RunStore, data_dir, default_path
+from answerlens.run_store import DATA_DIR_ENV, FILE_NAME, RunStore, data_dir, default_path
 from tests.ui.conftest import recorded, sample
 
 

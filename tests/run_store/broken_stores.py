@@ -12,7 +12,7 @@ from multiprocessing.synchronize import Event
 from pathlib import Path
 
 from answerlens.html.provenance import source_label
-from answerlens.ui.common.runs import RunStore
+from answerlens.run_store import RunStore
 from tests.ui.conftest import recorded, sample
 
 STEMS = ("speech_act_eslint", "conflicting_deploy_freeze", "answerable_billing_database")

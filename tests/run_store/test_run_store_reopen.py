@@ -19,9 +19,9 @@ from answerlens.audit import assessment_sha256, evaluation_id, provenance, prove
 from answerlens.config import EvidencePolicy
 from answerlens.errors import RunStoreError
 from answerlens.html.provenance import source_label
+from answerlens.run_store import RunStore
 from answerlens.second_opinion.audit import opinion_id, opinion_sha256
 from answerlens.ui.common import history, runner
-from answerlens.ui.common.runs import RunStore
 from tests.paths import SAMPLES
 from tests.ui.conftest import opinion, recorded, sample
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from answerlens.errors import RunStoreError
+from answerlens.run_store import RunStore
 from answerlens.ui.common import history
-from answerlens.ui.common.runs import RunStore
-from tests.ui.common.broken_stores import fields
+from tests.run_store.broken_stores import fields
 from tests.ui.conftest import recorded
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from answerlens.errors import RunStoreError
+from answerlens.run_store import RunStore
 from answerlens.ui.common import history
-from answerlens.ui.common.runs import RunStore
-from tests.ui.common.broken_stores import BROKEN, STEMS, bad_json_row, fields, filled, locked
+from tests.run_store.broken_stores import BROKEN, STEMS, bad_json_row, fields, filled, locked
 from tests.ui.conftest import recorded
 
 
