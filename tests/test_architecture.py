@@ -66,6 +66,7 @@ def test_public_api_is_pinned() -> None:
         "MemoryBundle",
         "PROMPT_SHA256",
         "PROMPT_VERSION",
+        "PathCheck",
         "ProviderMetadata",
         "RequirementOpinion",
         "SYSTEM_PROMPT",
@@ -75,6 +76,7 @@ def test_public_api_is_pinned() -> None:
         "TrialError",
         "TrialResult",
         "TypedEvidence",
+        "VerificationError",
         "VerificationReport",
         "assess_answerability",
         "bundle_evidence",
@@ -85,6 +87,7 @@ def test_public_api_is_pinned() -> None:
         "should_abstain",
         "sweep",
         "verify_assessment",
+        "verify_path",
         "verify_second_opinion",
     ]
     for name in answerlens.__all__:
