@@ -5,7 +5,8 @@ trial run get their own scripted judgement. A question mapped to an int answers 
 with its items in turn (the Nth request for that question gets the Nth item, cycling).
 
 ``hold_after=N`` answers the first N requests and holds every later one until ``release`` is set, so a test can
-act on a run at an exact point (``wait_held``) instead of after a sleep.
+act on a run at an exact point (``wait_held``) instead of after a sleep; ``hold=`` holds the requests for those
+questions alone.
 
 With ``models``, ``GET /v1/models`` and ``/api/tags`` list them (a trial's preflight asks), never held or counted;
 without, a GET is answered 501 as before (the app's endpoint panel then shows no model list).
@@ -43,8 +44,9 @@ class OracleServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, replies: Mapping[str, Any], delay: float, hold_after: int | None = None,
-                 models: tuple[str, ...] | None = None) -> None:
+                 models: tuple[str, ...] | None = None, hold: frozenset[str] = frozenset()) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
+        self.hold = hold
         self.models = models
         self.replies = dict(replies)
         self.delay = delay
@@ -64,7 +66,8 @@ class OracleServer(ThreadingHTTPServer):
         """Count a request; True when it must be held."""
         with self._changed:
             self.requests[question] += 1
-            hold = self.hold_after is not None and sum(self.requests.values()) > self.hold_after
+            hold = (self.hold_after is not None and sum(self.requests.values()) > self.hold_after
+                    or question in self.hold)
             if hold and not self.release.is_set():
                 self.held += 1
                 self._changed.notify_all()
@@ -126,8 +129,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 @contextmanager
 def oracle_server(replies: Mapping[str, Any], *, delay: float = 0.0, hold_after: int | None = None,
-                  models: tuple[str, ...] | None = None) -> Iterator[OracleServer]:
-    server = OracleServer(replies, delay, hold_after, models)
+                  models: tuple[str, ...] | None = None, hold: frozenset[str] = frozenset()) -> Iterator[OracleServer]:
+    server = OracleServer(replies, delay, hold_after, models, hold)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -6,7 +6,9 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     ├── BundleError (ValueError)     a bundle could not be loaded: says what is wrong and where
     ├── DatasetError (ValueError)    a trial dataset or result file is invalid: names the case and field
     ├── TrialError                   a trial run cannot proceed (e.g. resuming into another run's samples)
-    │   └── TrialLockError           another runner holds the run folder's lock (names its pid and start time)
+    │   ├── TrialLockError           another runner holds the run folder's lock (names its pid and start time)
+    │   └── ClusterError             a Dask cluster cannot run it: scheduler unreachable, no usable worker, a shard
+    │                                lost past its retries (``unfinished``: the folder resumes)
     ├── LocalModelError              the embedded llama.cpp server cannot start (runtime, GGUF, port)
     ├── ReportError (ValueError)     a file is not an answerlens HTML report, or its embedded data cannot be read
     ├── VerificationError (ValueError)
@@ -55,6 +57,15 @@ class DatasetError(AnswerlensError, ValueError):
 
 class TrialError(AnswerlensError):
     """A trial run cannot proceed as asked."""
+
+
+class ClusterError(TrialError):
+    """A run on a Dask cluster (``--dask``) cannot start or did not finish; names the worker and what to do.
+    ``unfinished``: samples were saved and rerunning the same command resumes."""
+
+    def __init__(self, message: str, *, unfinished: bool = False) -> None:
+        self.unfinished = unfinished
+        super().__init__(message)
 
 
 class TrialLockError(TrialError):

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from answerlens.cli.cluster import add_cluster_options, cluster_exit, cluster_from, on_cluster
 from answerlens.cli.common import (
     EXIT_FAILED_SAMPLES,
     EXIT_OK,
@@ -51,6 +52,7 @@ def add_commands(commands: Any) -> None:
     sweep.add_argument("--evidence-policy", choices=["standard", "strict"],
                        help="strict (implies --second-opinion; enters the configuration hash)")
     sweep.add_argument("--nli-model-dir", type=Path, help="local ONNX NLI model folder for the second opinion")
+    add_cluster_options(sweep)
     add_provider_options(sweep, ["ollama", "openai", "llamacpp"])
     sweep.set_defaults(handler=run)
 
@@ -75,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from answerlens.cli.common import question_and_answer, read_source
     from answerlens.cli.trial import _endpoints, _print_progress, _second_opinion
     from answerlens.engine.sweep import run_sweep
+    from answerlens.errors import ClusterError
     from answerlens.loading import load_bundle
     from answerlens.sweeps.settings import grid
     from answerlens.trials import limits
@@ -89,17 +92,20 @@ def run(args: argparse.Namespace) -> int:
     data, sample = read_source(args.bundle)
     bundle = load_bundle(data, name=args.bundle)
     question, answer = question_and_answer(args, sample)
+    cluster = cluster_from(args, endpoints)
     if endpoints and not args.base_url:
         args.base_url = endpoints[0]
     config = config_from(args)
     print(f"{args.bundle}: {len(settings)} cells x {args.repeats} repeats at concurrency {args.concurrency} -> "
           f"{args.out}", file=sys.stderr)
     try:
-        outcome = asyncio.run(run_sweep(question, bundle, config, out=args.out, formats=args.formats,
-                                        budgets=args.budgets, answer=answer, repeats=args.repeats,
-                                        concurrency=args.concurrency, progress=_print_progress, endpoints=endpoints,
-                                        preflight=not args.no_preflight, early_stop=args.early_stop,
-                                        second_opinion=_second_opinion(args), bundle_name=args.bundle))
+        outcome = asyncio.run(on_cluster(cluster, lambda on: run_sweep(
+            question, bundle, config, out=args.out, formats=args.formats, budgets=args.budgets, answer=answer,
+            repeats=args.repeats, concurrency=args.concurrency, progress=_print_progress, endpoints=endpoints,
+            preflight=not args.no_preflight, early_stop=args.early_stop, second_opinion=_second_opinion(args),
+            bundle_name=args.bundle, cluster=on)))
+    except ClusterError as exc:
+        return cluster_exit(exc)
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return fail(130, f"interrupted; finished samples are saved in {args.out} — rerun the same command to resume")
@@ -114,9 +120,12 @@ def _finished(args: argparse.Namespace, outcome: SweepOutcome, bundle: Any) -> i
     assert outcome.result is not None  # finished
     from answerlens.loading import load_bundle
     from answerlens.sweeps.view import failure_lines, labels_of
+    from answerlens.trials.report import node_lines
 
     result = outcome.result
     print("\n".join([*failure_lines(result), *grid_lines(result, labels_of(load_bundle(bundle)))]))
+    for line in node_lines(result.samples):
+        print(line, file=sys.stderr)
     return EXIT_FAILED_SAMPLES if any(sample.error is not None for sample in result.samples) else EXIT_OK
 
 

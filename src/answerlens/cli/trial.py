@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from answerlens.cli.cluster import add_cluster_options, cluster_exit, cluster_from, node_progress, on_cluster
 from answerlens.cli.common import (
     EXIT_FAILED_SAMPLES,
     EXIT_OK,
@@ -52,6 +53,7 @@ def add_commands(commands: Any) -> None:
                        help="strict (implies --second-opinion; enters the configuration hash)")
     trial.add_argument("--nli-model-dir", type=Path, help="local ONNX NLI model folder for the second opinion's "
                        "verifier (without one the flags still count)")
+    add_cluster_options(trial)
     add_provider_options(trial, ["ollama", "openai", "llamacpp"])
     trial.set_defaults(handler=run_trial)
 
@@ -75,7 +77,7 @@ def run_trial(args: argparse.Namespace) -> int:
     import asyncio
 
     from answerlens.engine.runner import run_trial as run
-    from answerlens.errors import AnswerabilityError
+    from answerlens.errors import AnswerabilityError, ClusterError
     from answerlens.trials import limits
     from answerlens.trials.dataset import load_dataset
     from answerlens.trials.gates import load_gates
@@ -84,6 +86,7 @@ def run_trial(args: argparse.Namespace) -> int:
     limits.check_counts(repeats=args.repeats, concurrency=args.concurrency, endpoints=max(len(endpoints), 1),
                         early_stop=args.early_stop)
     shard = _shard(args.shard)
+    cluster = cluster_from(args, endpoints)
     if endpoints and not args.base_url:
         args.base_url = endpoints[0]  # the configuration names one server; the others are its replicas
     config = config_from(args)
@@ -92,10 +95,13 @@ def run_trial(args: argparse.Namespace) -> int:
     limits.check_samples(len(dataset.cases), args.repeats)
     print(_plan_line(args, len(dataset.cases), shard, endpoints), file=sys.stderr)
     try:
-        outcome = asyncio.run(run(dataset, config, repeats=args.repeats, out=args.out, concurrency=args.concurrency,
-                                  gates=gates, fail_fast=args.fail_fast, progress=_print_progress, shard=shard,
-                                  endpoints=endpoints, preflight=not args.no_preflight, early_stop=args.early_stop,
-                                  second_opinion=_second_opinion(args)))
+        outcome = asyncio.run(on_cluster(cluster, lambda on: run(
+            dataset, config, repeats=args.repeats, out=args.out, concurrency=args.concurrency, gates=gates,
+            fail_fast=args.fail_fast, progress=_print_progress, shard=shard, endpoints=endpoints,
+            preflight=not args.no_preflight, early_stop=args.early_stop, second_opinion=_second_opinion(args),
+            cluster=on)))
+    except ClusterError as exc:
+        return cluster_exit(exc)
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return fail(130, f"interrupted; finished samples are saved in {args.out} — rerun the same command to resume")
@@ -135,20 +141,21 @@ def _second_opinion(args: argparse.Namespace) -> SecondOpinionSetting | None:
 
 def _plan_line(args: argparse.Namespace, cases: int, shard: Any, endpoints: list[str]) -> str:
     where = f" over {len(endpoints)} endpoints" if len(endpoints) > 1 else ""
+    where += f" on the Dask cluster {args.dask}" if args.dask else ""
     part = f", shard {shard.label} of them" if shard is not None else ""
     return (f"{args.dataset}: {cases} cases x {args.repeats} repeats = {cases * args.repeats} samples{part} "
             f"at concurrency {args.concurrency}{where} -> {args.out}")
 
 
 def _finished(args: argparse.Namespace, outcome: TrialOutcome) -> int:
-    from answerlens.trials.report import report_lines, served_lines
+    from answerlens.trials.report import node_lines, report_lines, served_lines
 
     code = run_ended(args.out, outcome, finished=outcome.result_path is not None)
     if code is not None:
         return code
     result = outcome.result
     assert result is not None, "a run that wrote result.json has its result"
-    for line in served_lines(result):
+    for line in [*served_lines(result), *node_lines(result.samples)]:
         print(line, file=sys.stderr)
     print("\n".join(report_lines(result, outcome.result_path)))
     if result.shard is not None:
@@ -167,8 +174,8 @@ def _gates_exit(result: TrialResult) -> int:
 
 def _print_progress(progress: Progress) -> None:
     eta = f"{progress.eta:.0f}s" if progress.eta is not None else "?"
-    line = (f"{progress.done}/{progress.total}  errors {progress.errors}  {progress.rate:.2f}/s  ETA {eta}  "
-            f"{progress.last}")
+    line = (f"{progress.done}/{progress.total}  errors {progress.errors}  {progress.rate:.2f}/s  ETA {eta}"
+            f"{node_progress(progress.nodes)}  {progress.last}")
     if sys.stderr.isatty():
         print("\r" + line[:150].ljust(150), end="", file=sys.stderr, flush=True)
     else:

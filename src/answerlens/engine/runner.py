@@ -13,10 +13,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from answerlens import tracing
 from answerlens.assessment import AnswerabilityAssessment
@@ -49,6 +50,8 @@ class Progress:
     errors: int
     elapsed: float
     last: str = ""
+    nodes: tuple[tuple[str, int], ...] = ()
+    """On a cluster: samples done by each node (worker name), in the order the nodes first delivered one."""
 
     @property
     def rate(self) -> float:
@@ -101,6 +104,18 @@ class RunLayout:
     """The run's manifest hash, which every sample records."""
 
 
+SampleSink = Callable[[TrialSample], Awaitable[None]]
+"""Where each finished sample goes: the run folder's durable writer, or (a cluster's worker) the driver."""
+
+
+class Cluster(Protocol):
+    """Assesses a run's samples on other machines (``engine.cluster.DaskCluster``); the folder stays here."""
+
+    async def check(self, config: AnswerabilityConfig, urls: Sequence[str]) -> tuple[str, ...]: ...
+
+    async def run(self, run: Any, sink: SampleSink, config: AnswerabilityConfig, urls: Sequence[str]) -> None: ...
+
+
 @dataclass(frozen=True)
 class SecondOpinionSetting:
     """``trial --second-opinion``: each assessed sample gets ``second_opinion_for`` with this verifier (None: the
@@ -128,6 +143,7 @@ async def run_trial(
     second_opinion: SecondOpinionSetting | None = None,
     layout: RunLayout | None = None,
     call_progress: ProgressCallback | None = None,
+    cluster: Cluster | None = None,
 ) -> TrialOutcome:
     """Assess every (case, repeat) not already saved — only shard ``shard`` of them when given — over
     ``endpoints`` (default: the configuration's server) with ``concurrency`` requests in flight on each; write each
@@ -139,7 +155,7 @@ async def run_trial(
     many calls all fail with one kind of error; 0 never) keep finished samples and write no result; rerunning
     the same call resumes. The configuration's strict evidence policy implies a second opinion. With ``layout``,
     the folder and result are the layout's (the outcome's ``result`` is then None, ``result_path`` its file).
-    ``call_progress`` hears each model call's stages (the sample in flight: reading the prompt, tokens).
+    ``call_progress`` hears each call's stages (prompt read, tokens); ``cluster`` assesses the samples on its nodes.
     """
     limits.check_counts(repeats=repeats, concurrency=concurrency, endpoints=max(len(endpoints), 1),
                         early_stop=early_stop)
@@ -152,21 +168,45 @@ async def run_trial(
     # A fresh run is checked before its folder exists, so a refusal leaves nothing behind; a resumed one only when
     # samples are left to do.
     fresh = not (out / folder.MANIFEST).exists()
-    early = await check_endpoints(config, urls) if preflight and fresh else None
+    check = cluster.check if cluster is not None else check_endpoints
+    early = await check(config, urls) if preflight and fresh else None
     with RunLock(out):
         plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None, layout)
         warnings = early if early is not None else (
-            await check_endpoints(config, urls) if preflight and plan.todo else ())
-        run = _Run(plan, _Policy(fail_fast, early_stop, progress, cancel, call_progress), second_opinion)
+            await check(config, urls) if preflight and plan.todo else ())
+        run = _Run(plan.todo, plan.identity, _Policy(fail_fast, early_stop, progress, cancel, call_progress),
+                   second_opinion, concurrency)
         with tracing.run("answerlens.trial", dataset_sha256=plan.identity.dataset_sha256, repeats=repeats,
                          configuration_sha256=plan.identity.configuration_sha256, samples=len(plan.todo)) as span:
             if plan.todo:
-                async with EndpointPool(config, urls, concurrency, evaluator_factory) as pool, SampleWriter() as writer:
-                    await run.all(pool, writer)
+                await _assess(run, plan.samples_dir, config, urls, evaluator_factory, cluster)
             outcome = _finish(plan, run, gates=gates, concurrency=concurrency, warnings=warnings, layout=layout)
             span.finished(outcome.result.quality_gates if outcome.result else None, errors=outcome.errors,
                           cancelled=outcome.cancelled)
         return outcome
+
+
+async def assess_samples(todo: Sequence[tuple[LoadedCase, int]], identity: RunIdentity, config: AnswerabilityConfig,
+                         *, urls: Sequence[str], concurrency: int, sink: SampleSink, cancel: threading.Event,
+                         second_opinion: SecondOpinionSetting | None = None) -> None:
+    """Assess ``todo`` as ``run_trial`` does, each finished sample to ``sink`` (a cluster node's share of a run)."""
+    run = _Run(tuple(todo), identity, _Policy(False, 0, None, cancel), second_opinion, concurrency)
+    async with EndpointPool(config, normalise_endpoints(config, urls), concurrency) as pool:
+        await run.all(pool, sink)
+
+
+async def _assess(run: _Run, samples_dir: Path, config: AnswerabilityConfig, urls: Sequence[str],
+                  factory: EvaluatorFactory, cluster: Cluster | None) -> None:
+    """The samples to do, assessed here (or on ``cluster``'s nodes) and written to ``samples_dir`` as they finish."""
+    async with SampleWriter() as writer:
+        async def save(sample: TrialSample) -> None:
+            await writer.save(samples_dir / folder.sample_filename(sample.case_id, sample.repeat), sample)
+
+        if cluster is not None:
+            await cluster.run(run, save, config, urls)
+            return
+        async with EndpointPool(config, urls, run.concurrency, factory) as pool:
+            await run.all(pool, save)
 
 
 def _check_gates(dataset: Dataset, gates: Mapping[Gate, Threshold] | None, opinions: bool) -> None:
@@ -220,11 +260,15 @@ class _Policy:
 class _Run:
     """The new samples of one invocation: one worker per request in flight, each sample saved as it finishes."""
 
-    def __init__(self, plan: _Plan, policy: _Policy, second_opinion: SecondOpinionSetting | None) -> None:
-        self.plan = plan
+    def __init__(self, todo: tuple[tuple[LoadedCase, int], ...], identity: RunIdentity, policy: _Policy,
+                 second_opinion: SecondOpinionSetting | None, concurrency: int) -> None:
+        self.todo = todo
+        self.identity = identity
         self.policy = policy
         self.second_opinion = second_opinion
+        self.concurrency = concurrency
         self.finished: dict[tuple[str, int], TrialSample] = {}
+        self.nodes: Counter[str] = Counter()
         self.errors = 0
         self.stopped: EarlyStop | None = None
         self.started = time.monotonic()
@@ -240,8 +284,8 @@ class _Run:
     def stopping(self) -> bool:
         return self._halt or self.cancelled
 
-    async def all(self, pool: EndpointPool, writer: SampleWriter) -> None:
-        queue = iter(self.plan.todo)  # shared: each (case, repeat) is taken by exactly one worker
+    async def all(self, pool: EndpointPool, sink: SampleSink) -> None:
+        queue = iter(self.todo)  # shared: each (case, repeat) is taken by exactly one worker
 
         async def worker() -> None:
             for item, repeat in queue:
@@ -255,11 +299,11 @@ class _Run:
                 self._note(error)
                 # Derived, given its second opinion and made durable in the background: this worker's next
                 # request is on the wire before any of that CPU work runs.
-                task = asyncio.create_task(self._complete(writer, item, repeat, answer, error, latency, span))
+                task = asyncio.create_task(self._complete(sink, item, repeat, answer, error, latency, span))
                 self._pending.add(task)
                 task.add_done_callback(self._pending.discard)
 
-        workers = [asyncio.create_task(worker()) for _ in range(min(pool.capacity, len(self.plan.todo)))]
+        workers = [asyncio.create_task(worker()) for _ in range(min(pool.capacity, len(self.todo)))]
         try:
             await asyncio.gather(*workers)
         except BaseException:
@@ -277,19 +321,24 @@ class _Run:
             # A failure is recorded as an error sample, never as a verdict.
             return None, SampleError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))
 
-    async def _complete(self, writer: SampleWriter, item: LoadedCase, repeat: int, answer: Answer | None,
+    async def deliver(self, sink: SampleSink, sample: TrialSample) -> None:
+        """A sample assessed elsewhere (a cluster's node): counted for the early stop and saved as if made here."""
+        self._note(sample.error)
+        await self._save(sink, sample)
+
+    async def _complete(self, sink: SampleSink, item: LoadedCase, repeat: int, answer: Answer | None,
                         error: SampleError | None, latency: float, span: tracing.AssessmentSpan) -> None:
         assessment = answer.derive() if answer is not None else None
         opinion = await self._opinion(assessment, item) if assessment is not None else None
         case = item.case
         sample = TrialSample(case_id=case.id, question_id=case.id, question_type=case.question_type,
                              label=case.label, answer_label=case.answer_label, repeat=repeat,
-                             dataset_sha256=self.plan.identity.dataset_sha256, case_sha256=item.sha256,
-                             configuration_sha256=self.plan.identity.configuration_sha256,
-                             manifest_sha256=self.plan.identity.manifest_sha256, latency_ms=latency,
+                             dataset_sha256=self.identity.dataset_sha256, case_sha256=item.sha256,
+                             configuration_sha256=self.identity.configuration_sha256,
+                             manifest_sha256=self.identity.manifest_sha256, latency_ms=latency,
                              assessment=assessment, error=error, second_opinion=opinion)
         span.sampled(sample)
-        await self._save(writer, sample)
+        await self._save(sink, sample)
 
     def _note(self, error: SampleError | None) -> None:
         if error is not None:
@@ -307,21 +356,24 @@ class _Run:
 
         return await second_opinion_for(assessment, item.bundle, item.case.question,
                                         verifier=self.second_opinion.verifier,
-                                        policy=self.plan.identity.configuration.evidence_policy)
+                                        policy=self.identity.configuration.evidence_policy)
 
-    async def _save(self, writer: SampleWriter, sample: TrialSample) -> None:
+    async def _save(self, sink: SampleSink, sample: TrialSample) -> None:
         try:
-            await writer.save(self.plan.samples_dir / folder.sample_filename(sample.case_id, sample.repeat), sample)
+            await sink(sample)
         except OSError:
             self._halt = True  # no new requests once samples can no longer be kept
             raise
         self.finished[(sample.case_id, sample.repeat)] = sample
+        if sample.node is not None:
+            self.nodes[sample.node.name] += 1
         if self.policy.progress is not None:
             status = (f"error ({sample.error.kind})" if sample.error is not None
                       else sample.assessment.recommended_action.value if sample.assessment is not None else "")
-            self.policy.progress(Progress(len(self.finished), len(self.plan.todo), self.errors,
+            self.policy.progress(Progress(len(self.finished), len(self.todo), self.errors,
                                           time.monotonic() - self.started,
-                                          f"{sample.case_id} repeat {sample.repeat}: {status}"))
+                                          f"{sample.case_id} repeat {sample.repeat}: {status}",
+                                          tuple(self.nodes.items())))
 
 
 def _finish(plan: _Plan, run: _Run, *, gates: Mapping[Gate, Threshold] | None, concurrency: int,

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from answerlens.config import AnswerabilityConfig, EvidencePolicy
-from answerlens.engine.runner import Progress, RunLayout, RunOutcome, SecondOpinionSetting, run_trial
+from answerlens.engine.runner import Cluster, Progress, RunLayout, RunOutcome, SecondOpinionSetting, run_trial
 from answerlens.errors import TrialError
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.loading import load_bundle
@@ -36,10 +36,11 @@ async def run_sweep(question: str, bundle: Any, config: AnswerabilityConfig, *, 
                     repeats: int = 3, concurrency: int = 4, progress: Callable[[Progress], None] | None = None,
                     cancel: threading.Event | None = None, evaluator_factory: EvaluatorFactory = AnswerabilityEvaluator,
                     endpoints: Sequence[str] = (), preflight: bool = True, early_stop: int = EARLY_STOP,
-                    second_opinion: SecondOpinionSetting | None = None, bundle_name: str = "bundle") -> SweepOutcome:
+                    second_opinion: SecondOpinionSetting | None = None, bundle_name: str = "bundle",
+                    cluster: Cluster | None = None) -> SweepOutcome:
     """Assess ``question`` (and ``answer``) over ``bundle`` at every format × budget, ``repeats`` times each, into
     the folder ``out`` (rerun the same call to resume). Bad settings are a ``ValueError``; the engine's refusals
-    (``TrialError``, preflight ``AnswerabilityError``) are as ``run_trial``'s."""
+    (``TrialError``, preflight ``AnswerabilityError``) are as ``run_trial``'s, and so is ``cluster``."""
     loaded = load_bundle(bundle, name=bundle_name)
     settings = grid(formats, budgets)
     opinions = second_opinion is not None or config.evidence_policy == EvidencePolicy.STRICT
@@ -57,7 +58,7 @@ async def run_sweep(question: str, bundle: Any, config: AnswerabilityConfig, *, 
     outcome = await run_trial(cases_of(manifest, contexts), config, repeats=repeats, out=out,
                               concurrency=concurrency, progress=progress, cancel=cancel,
                               evaluator_factory=evaluator_factory, endpoints=endpoints, preflight=preflight,
-                              early_stop=early_stop, second_opinion=second_opinion, layout=layout)
+                              early_stop=early_stop, second_opinion=second_opinion, layout=layout, cluster=cluster)
     return SweepOutcome(**{**vars(outcome), "result": built[0] if built else None})
 
 

@@ -70,6 +70,15 @@ class SampleError(BaseModel):
     message: str
 
 
+class NodeRef(BaseModel):
+    """Where a sample of a run on a cluster (``--dask``) was assessed: the Dask worker's name and host."""
+
+    model_config = STRICT
+
+    name: str
+    host: str
+
+
 class TrialSample(BaseModel):
     """One (case, repeat) of an answerlens run: ``samples/<file>.json``, and an item of ``result.json``'s samples."""
 
@@ -97,6 +106,9 @@ class TrialSample(BaseModel):
     second_opinion: SecondOpinion | None = Field(default=None, exclude_if=lambda value: value is None)
     """Ours (``trial --second-opinion``): the second opinion on the assessment, beside it and never inside its
     hashed fields; left out of the file when absent, so samples written without one keep their exact bytes."""
+    node: NodeRef | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Ours, runs on a cluster: the worker that assessed it. Outside every hash (the manifest's, the assessment's);
+    left out of the file when absent, so a one-machine run's samples keep their exact bytes."""
 
     @model_validator(mode="after")
     def _one_outcome(self) -> TrialSample:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 from answerlens.trials.failures import failure_lines
 from answerlens.trials.log import AnswerLabel, TrialSample
+from answerlens.trials.nodes import node_stats
 from answerlens.trials.opinions import SecondOpinionSummary, catch_rows
 from answerlens.trials.rates import MIN_SAMPLES, summary_rates
 from answerlens.trials.result import TrialResult
@@ -70,3 +72,11 @@ def served_lines(result: TrialResult) -> list[str]:
     if len(served) < 2:
         return []
     return ["served by: " + ", ".join(f"{url} {count}" for url, count in sorted(served.items(), key=str))]
+
+
+def node_lines(samples: Iterable[object]) -> list[str]:
+    """Per node of a run on a cluster: samples, errors, median and 90th-percentile latency (none otherwise)."""
+    rows = node_stats(samples)
+    lines = [f"  {row.label:<28} {row.samples:>6} samples  {row.errors:>4} errors  median {row.median_ms:,.0f} ms  "
+             f"p90 {row.p90_ms:,.0f} ms" for row in rows]
+    return ["samples per node:", *lines] if lines else []
