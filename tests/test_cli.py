@@ -196,7 +196,15 @@ def test_verify_reads_trial_files_through_the_typed_reader(tmp_path: Path, capsy
 
 def test_the_parser_is_built_without_pydantic_or_httpx() -> None:
     code = ("import sys; from answerlens.cli import build_parser; build_parser(); "
-            "print(sorted(m for m in ('pydantic', 'httpx', 'answerlens.assessment') if m in sys.modules))")
+            "print(sorted(m for m in ('pydantic', 'httpx', 'answerlens.assessment', 'distributed', 'dask') "
+            "if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
+
+
+def test_the_library_imports_nothing_of_dask() -> None:
+    code = ("import sys, answerlens, answerlens.engine.sweep, answerlens.engine.cluster; "
+            "print(sorted(m for m in ('distributed', 'dask') if m in sys.modules))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
 

@@ -113,6 +113,17 @@ def test_a_trial_on_the_cluster_equals_a_one_machine_run(lab: Lab, capsys: pytes
     assert "0 new, 18 resumed" in capsys.readouterr().err
 
 
+def test_a_second_opinion_is_given_on_the_nodes(lab: Lab, capsys: pytest.CaptureFixture[str]) -> None:
+    """The verifier is rebuilt on each node from its configuration (a loaded verifier does not travel)."""
+    assert main(lab.trial("opinion-one", "--second-opinion")) == main(
+        lab.trial("opinion-cluster", "--second-opinion", "--dask", lab.cluster.address, "--shards", "2"))
+    capsys.readouterr()
+    single, spread = (json.loads((lab.folder / name / "result.json").read_text())
+                      for name in ("opinion-one", "opinion-cluster"))
+    assert json.dumps(comparable(spread), indent=2) == json.dumps(comparable(single), indent=2)
+    assert all(sample["second_opinion"] for sample in spread["samples"] if sample["assessment"])
+
+
 def test_a_sweep_on_the_cluster_equals_a_one_machine_sweep(lab: Lab, capsys: pytest.CaptureFixture[str]) -> None:
     bundle = lab.folder / "sweep-bundle.json"
     bundle.write_text(json.dumps(bundle_data()))

@@ -103,7 +103,11 @@ class DaskCluster:
         except (OSError, TimeoutError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {self.address} ({exc}); start it with `dask "
                                "scheduler` and pass the address it prints (tcp://HOST:8786)") from None
-        await self._check_versions()
+        try:
+            await self._check_versions()
+        except BaseException:
+            await self._client.close()
+            raise
         return self
 
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -185,7 +189,7 @@ class DaskCluster:
         stop = Event(f"{token}-stop", client=self.client)
         spec = cluster_task.RunSpec(queue=token, stop=f"{token}-stop", identity=run.identity, config=config,
                                     urls=tuple(urls), node_local=self.node_local, concurrency=run.concurrency,
-                                    second_opinion=run.second_opinion)
+                                    second_opinion=cluster_task.OpinionSpec.of(run.second_opinion))
         shards = plan_shards(run.todo, self.shards or len(self.nodes))
         futures = {self.client.submit(cluster_task.run_shard, work, spec, key=f"{token}-shard-{work.index}",
                                       workers=[node.address for node in self.nodes], allow_other_workers=False,

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from answerlens.claims.models import ClaimVerificationConfig
 from answerlens.config import AnswerabilityConfig
 from answerlens.engine.runner import SecondOpinionSetting, assess_samples
-from answerlens.errors import AnswerabilityError, TrialError
+from answerlens.errors import AnswerabilityError, ClusterError, TrialError
 from answerlens.trials.dataset import LoadedCase
 from answerlens.trials.endpoints import normalise_endpoints
 from answerlens.trials.log import NodeRef, TrialSample
@@ -27,6 +28,32 @@ from answerlens.trials.result import RunIdentity
 
 HANDSHAKE_S = 120.0
 """How long a shard waits for the driver to say which of its samples are already saved."""
+
+
+@dataclass(frozen=True)
+class OpinionSpec:
+    """A run's second opinion as the data a worker rebuilds it from (a verifier holds locks and a loaded model):
+    the verifier's configuration and model folder (as each node sees it), or no verifier (the flags only)."""
+
+    config: ClaimVerificationConfig | None
+    model_dir: str | None
+
+    @classmethod
+    def of(cls, setting: SecondOpinionSetting | None) -> OpinionSpec | None:
+        if setting is None or setting.verifier is None:
+            return None if setting is None else cls(None, None)
+        model_dir = getattr(setting.verifier.scorer, "model_dir", False)
+        if model_dir is False:
+            raise ClusterError("a second opinion whose verifier has a scorer of its own cannot be sent to the nodes; "
+                               "use the default scorer (each node loads the model from its own folder)")
+        return cls(setting.verifier.config, str(model_dir) if model_dir is not None else None)
+
+    def setting(self) -> SecondOpinionSetting:
+        if self.config is None:
+            return SecondOpinionSetting()
+        from answerlens.claims.verifier import ClaimVerifier
+
+        return SecondOpinionSetting(ClaimVerifier(self.config, model_dir=self.model_dir))
 
 
 @dataclass(frozen=True)
@@ -44,7 +71,7 @@ class RunSpec:
     node_local: str | None
     """The node-local endpoint as given, resolved on each node (``node_endpoint``); else ``urls`` everywhere."""
     concurrency: int
-    second_opinion: SecondOpinionSetting | None
+    second_opinion: OpinionSpec | None
 
 
 @dataclass(frozen=True)
@@ -114,5 +141,5 @@ def run_shard(work: ShardWork, spec: RunSpec) -> dict[str, int]:
     if todo and not stop.is_set():
         asyncio.run(assess_samples(todo, spec.identity, spec.config, urls=endpoints_here(spec.urls, spec.node_local),
                                    concurrency=spec.concurrency, sink=deliver, cancel=cancel,
-                                   second_opinion=spec.second_opinion))
+                                   second_opinion=spec.second_opinion.setting() if spec.second_opinion else None))
     return {"shard": work.index, "assessed": len(todo)}
