@@ -464,3 +464,29 @@ def test_a_result_that_does_not_verify_opens_as_one_notice_and_no_numbers(tmp_pa
 def test_the_example_result_verifies_on_opening() -> None:
     page = html(start(PAGE))
     assert 'data-verified="false"' not in page and 'data-verified="unfinished"' not in page
+
+
+def test_a_run_on_a_cluster_shows_each_node_s_samples_errors_and_latency(server: OracleServer, tmp_path: Path) -> None:
+    """Where a sample ran is outside every hash: a run whose samples name their nodes still verifies, and the page
+    adds one row per node, the one with the failed samples marked."""
+    from answerlens.cli import main
+
+    out = tmp_path / "run"
+    assert main(["trial", str(QUESTIONS), "--repeats", "2", "--out", str(out), "--provider", "openai", "--model",
+                 "oracle", "--base-url", server.base_url, "--no-preflight", "--early-stop", "0"]) == 4
+    result = json.loads((out / "result.json").read_text())
+    for sample in result["samples"]:  # as a cluster run records them: the failing question ran on w2
+        sample["node"] = {"name": "w2" if sample["case_id"] == FAILING.id else "w1", "host": "127.0.0.1"}
+        name = next(path for path in (out / "samples").glob("*.json")
+                    if json.loads(path.read_text())["case_id"] == sample["case_id"]
+                    and json.loads(path.read_text())["repeat"] == sample["repeat"])
+        name.write_text(json.dumps(sample, indent=2, ensure_ascii=False) + "\n")
+    (out / "result.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    assert main(["verify", str(out)]) == 0
+    at = start(PAGE)
+    open_path(at, out)
+    page = html(at)
+    assert 'data-nodes="2"' in page and 'data-verified="false"' not in page
+    table = page[page.index('data-nodes="2"'):]
+    assert re.search(r"<td>w1</td><td>127\.0\.0\.1</td><td>\d+</td><td data-node-errors=\"0\"", table)
+    assert re.search(r"<td>w2</td><td>127\.0\.0\.1</td><td>2</td><td data-node-errors=\"2\"", table)

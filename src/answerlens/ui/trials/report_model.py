@@ -20,6 +20,7 @@ from answerlens.html.markup import Notice
 from answerlens.html.trial_rows import SampleRef, Stat
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.failures import ErrorGroup, group_errors
+from answerlens.trials.nodes import NodeStats, node_stats
 from answerlens.trials.result import TrialResult
 from answerlens.ui.trials import charts, opinions, runstate, tables
 
@@ -57,6 +58,8 @@ class Report:
     charts: Charts
     questions: pd.DataFrame
     samples: pd.DataFrame
+    nodes: tuple[NodeStats, ...] = ()
+    """A run on a cluster: per node, its samples, errors and latency (none otherwise)."""
 
 
 def build(result: TrialResult) -> Report:
@@ -72,7 +75,7 @@ def build(result: TrialResult) -> Report:
     )
     return Report(refs=tuple(refs), groups=groups, notices=tuple(runstate.result_notices(result, groups)),
                   stats=tuple(trial_rows.stats(result)), charts=figures, questions=tables.questions(rows, texts),
-                  samples=tables.samples(refs, texts))
+                  samples=tables.samples(refs, texts), nodes=tuple(node_stats(result.samples)))
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from answerlens.trials.dataset import Dataset
 from answerlens.trials.failures import ErrorGroup
 from answerlens.trials.gates import GateReport
 from answerlens.trials.log import ResultKind
+from answerlens.trials.nodes import NodeStats
 from answerlens.trials.result import TrialResult
 from answerlens.ui.common import filters_view
 from answerlens.ui.common import report_file as report_download
@@ -79,6 +80,7 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
     _gates(result.kind, result.quality_gates)
     _charts(prefix, built.charts)
     _errors(built.groups)
+    _nodes(built.nodes)
     opinions_section(prefix, shown, cwd)
     _tables(prefix, built)
     sample_view.sample(prefix, shown, built.refs, samples_dir, cwd)
@@ -151,6 +153,18 @@ def _errors(groups: Sequence[ErrorGroup]) -> None:
         title = f"×{group.count} {group.kind} · {where(group)}"
         st.html(f'<div data-error-group="{esc(group.kind)}" data-error-count="{group.count}">'
                 f"{notice_html('error', title, trial_message(group.message), trial_remedy(group.kind))}</div>")
+
+
+def _nodes(rows: Sequence[NodeStats]) -> None:
+    """A run on a Dask cluster: one row per node, so a node that fails or lags is seen at once."""
+    if not rows:
+        return
+    st.markdown(f"**Where the samples ran: {trial_results.counted(len(rows), 'node')}**")
+    body = [cell(row.name) + cell(row.host) + cell(row.samples)
+            + outcome_cell(str(row.errors), None if not row.errors else False, f'data-node-errors="{row.errors}"')
+            + cell(f"{row.median_ms:,.0f} ms") + cell(f"{row.p90_ms:,.0f} ms") for row in rows]
+    st.html(f'<div data-nodes="{len(rows)}">'
+            f'{table_html(["node", "host", "samples", "errors", "median latency", "p90 latency"], body)}</div>')
 
 
 def _tables(prefix: str, built: model.Report) -> None:
