@@ -52,8 +52,8 @@ def trial_manifest(*, dataset_sha256: str, case_hashes: Mapping[str, str], repea
                    prompt_sha256: str, second_opinion: bool) -> dict[str, Any]:
     """What a trial asks and how it is summarised, hashed into ``manifest_sha256``: the dataset (its bytes' hash and
     every case's hash, by id), the repeats, the configuration (the base URL as recorded, the evidence policy), the
-    prompt and the second-opinion setting. Where a run ran (its folder, its shard, its replicas) is not in it, so
-    the shards of a run and a one-machine run share it."""
+    prompt and the second-opinion setting. Where a run ran (its folder, its shard, its replicas, its Dask nodes) is
+    not in it, so the shards of a run, a run on a cluster and a one-machine run share it."""
     return {"kind": TRIAL_MANIFEST_KIND, "dataset_sha256": dataset_sha256, "case_hashes": dict(case_hashes),
             "repeats": repeats, "configuration": configuration.public_dump(),
             "configuration_sha256": configuration_sha256, "prompt_version": prompt_version,
