@@ -27,8 +27,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path[:0] = [str(HERE), str(REPO)]
 
-from tests.engine.dask_cluster import loopback_cluster  # noqa: E402 - the benchmark reuses the tests' cluster
 from trial_cli import delaying_server  # noqa: E402
+
+from tests.engine.dask_cluster import loopback_cluster  # noqa: E402 - the benchmark reuses the tests' cluster
 
 BUNDLE = {"records": [{"text": "The API uses Postgres 16."}, {"text": "The cache is Redis 7."},
                       {"text": "The API is owned by the platform team."}]}
