@@ -26,6 +26,7 @@ from answerlens.errors import AnswerabilityError, ClusterError
 from answerlens.trials.dataset import LoadedCase
 from answerlens.trials.folder import sample_label, sample_mismatches
 from answerlens.trials.log import TrialSample
+from answerlens.trials.nodes import node_label
 from answerlens.trials.result import RunIdentity
 from answerlens.trials.shard import shard_number
 from answerlens.version import __version__
@@ -65,7 +66,7 @@ class Node:
 
     @property
     def label(self) -> str:
-        return f"{self.name} ({self.host})" if self.host and self.host != self.name else self.name
+        return node_label(self.name, self.host)
 
 
 class DaskCluster:

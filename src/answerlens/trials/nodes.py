@@ -22,7 +22,12 @@ class NodeStats:
 
     @property
     def label(self) -> str:
-        return f"{self.name} ({self.host})" if self.host and self.host != self.name else self.name
+        return node_label(self.name, self.host)
+
+
+def node_label(name: str, host: str) -> str:
+    """``gpu-1 (10.0.0.21)``: a node as the command line and the page name it."""
+    return f"{name} ({host})" if host and host != name else name
 
 
 def node_stats(samples: Iterable[object]) -> list[NodeStats]:
