@@ -2,7 +2,7 @@
 and the driver's peak memory for 10,000 samples.
 
     .venv/bin/python benchmarks/cluster.py [--samples 1200] [--delay 0.2] [--concurrency 24] [--workers 3]
-                                           [--memory-samples 10000]
+                                           [--shards N] [--memory-samples 10000]
 
 Every part is its own process: the delaying model server (``server.py``), the ``dask scheduler`` and the named
 ``dask worker`` processes (the tests' loopback cluster, ``tests/engine/dask_cluster.py``: 127.0.0.1, no
@@ -79,7 +79,8 @@ def measure(options: argparse.Namespace) -> dict[str, Any]:
             data = dataset(folder, options.samples, repeats)
             per_worker = max(options.concurrency // options.workers, 1)
             one = trial(data, folder / "one", server.url, repeats, options.concurrency)
-            spread = trial(data, folder / "spread", server.url, repeats, per_worker, "--dask", cluster.address)
+            shards = ("--shards", str(options.shards)) if options.shards else ()
+            spread = trial(data, folder / "spread", server.url, repeats, per_worker, "--dask", cluster.address, *shards)
         with delaying_server(0.0) as instant, \
                 loopback_cluster(folder / "cluster2", {name: {} for name in names}) as cluster:
             big = dataset(folder, options.memory_samples, repeats)
@@ -91,7 +92,8 @@ def measure(options: argparse.Namespace) -> dict[str, Any]:
                           (f"one machine {options.memory_samples}", big, ()))}
     ideal = options.concurrency / options.delay
     return {"throughput": {"samples": options.samples, "delay_s": options.delay, "total_concurrency":
-                           options.concurrency, "workers": options.workers, "ideal_per_second": round(ideal, 1),
+                           options.concurrency, "workers": options.workers, "shards": options.shards,
+                           "ideal_per_second": round(ideal, 1),
                            "one_machine": one, "cluster": spread},
             "driver_memory": memory}
 
@@ -105,6 +107,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=24)
     parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--shards", type=int, help="shards of the cluster run (default: one per worker)")
     parser.add_argument("--memory-samples", type=int, default=10_000)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "cluster.json")
     options = parser.parse_args()

@@ -184,6 +184,19 @@ def test_ctrl_c_cancels_the_shards_and_the_folder_resumes(lab: Lab, tmp_path: Pa
     assert main(["verify", str(lab.folder / "interrupted"), "--dataset", str(lab.dataset)]) == 0
 
 
+def test_the_early_stop_sees_every_node_s_failures(lab: Lab, capsys: pytest.CaptureFixture[str]) -> None:
+    """The driver counts the samples as they arrive from all nodes: the first calls all failing alike stop every
+    shard, with the one-machine exit code and message, and no result."""
+    failing = {question: 500 for question in REPLIES}
+    with oracle_server(failing, models=("oracle",)) as server:
+        code = main(lab.trial("stopped", "--dask", lab.cluster.address, "--early-stop", "3", "--repeats", "10",
+                              base_url=server.base_url))
+        asked = sum(server.requests.values())
+    assert code == 3 and "stopped early" in capsys.readouterr().err
+    assert not (lab.folder / "stopped" / "result.json").exists()
+    assert asked <= 30  # of 60: the shards stopped taking new samples
+
+
 def test_a_worker_killed_mid_run_is_retried_and_nothing_is_lost_or_duplicated(tmp_path: Path) -> None:
     """Shard 2 of 2 holds its last case until its worker is killed; Dask reruns the shard on the other worker,
     which asks only for what had not arrived: every sample once, the killed node's samples kept."""

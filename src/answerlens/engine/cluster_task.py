@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from answerlens.trials.result import RunIdentity
 
 HANDSHAKE_S = 120.0
 """How long a shard waits for the driver to say which of its samples are already saved."""
+STOP_CHECK_S = 0.5
+"""How often a shard asks whether the driver stopped the run (cancel, early stop, fail fast)."""
 
 
 @dataclass(frozen=True)
@@ -131,12 +134,16 @@ def run_shard(work: ShardWork, spec: RunSpec) -> dict[str, int]:
     cases = {item.case.id: item for item in work.cases}
     todo = [(cases[case_id], repeat) for case_id, repeat in work.keys if (case_id, repeat) not in saved]
     cancel = threading.Event()
+    checked = [time.monotonic()]
 
     async def deliver(sample: TrialSample) -> None:
         text = sample.model_copy(update={"node": node}).model_dump_json()
         await asyncio.to_thread(queue.put, {"sample": text})
-        if await asyncio.to_thread(stop.is_set):
-            cancel.set()  # no new requests; the ones in flight finish and are delivered
+        # A scheduler round trip: after a failure (the driver may be stopping early), else at most twice a second.
+        if sample.error is not None or time.monotonic() - checked[0] >= STOP_CHECK_S:
+            checked[0] = time.monotonic()
+            if await asyncio.to_thread(stop.is_set):
+                cancel.set()  # no new requests; the ones in flight finish and are delivered
 
     if todo and not stop.is_set():
         asyncio.run(assess_samples(todo, spec.identity, spec.config, urls=endpoints_here(spec.urls, spec.node_local),
