@@ -140,7 +140,7 @@ class DaskCluster:
                 self.nodes.append(node)
             else:
                 why = (f"answerlens {version} (the driver runs {__version__})" if isinstance(version, str) else
-                       f"answerlens is not installed or cannot be imported ({type(version).__name__}: {version})")
+                       f"answerlens is not installed or cannot be imported ({version})")
                 self._leave_out(node, f"{why}; install answerlens {__version__} (with its [dask] extra) there")
         self.say(f"Dask cluster {self.address}: {len(workers)} worker(s); "
                  f"{', '.join(node.label for node in self.nodes) or 'none'} usable")

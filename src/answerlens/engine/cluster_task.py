@@ -113,8 +113,8 @@ async def node_preflight(config: AnswerabilityConfig, urls: Sequence[str], node_
     try:
         here = normalise_endpoints(config, endpoints_here(urls, node_local))
         return {"warnings": list(await check_endpoints(config, here)), "endpoints": here}
-    except (AnswerabilityError, TrialError) as exc:
-        return {"problem": str(exc)}
+    except (AnswerabilityError, TrialError) as exc:  # the node is left out, not the trial refused: say what failed
+        return {"problem": str(exc).removeprefix("the trial was not started: ")}
 
 
 def run_shard(work: ShardWork, spec: RunSpec) -> dict[str, int]:
