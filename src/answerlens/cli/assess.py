@@ -94,7 +94,8 @@ def _recording(args: argparse.Namespace, sample: Sample | None) -> Recording:
 
     if args.replay_file is not None:
         text = read_text(args.replay_file)
-        return recording_from_text(text, source=str(args.replay_file), source_sha256=sha256_text(text))
+        # The file's name, never its folder: the source enters the assessment, which is shared.
+        return recording_from_text(text, source=args.replay_file.name, source_sha256=sha256_text(text))
     if sample is not None and sample.recorded_reply is not None:
         source = Path(args.bundle)
         recording = sample.recording(source=source.name, source_sha256=_file_sha256(source))

@@ -112,6 +112,8 @@ def read_source(path_text: str) -> tuple[Any, Sample | None]:
 def question_and_answer(args: argparse.Namespace, sample: Sample | None) -> tuple[str, str | None]:
     """``-q`` (else the sample's question) and ``--answer`` (else the sample's draft, unless ``-q`` asked another
     question)."""
+    if args.question is not None and not args.question.strip():
+        raise UsageError("-q is empty: pass the question to assess, or leave -q out to use the sample's question")
     question = args.question or (sample.question if sample else None)
     if not question:
         raise UsageError("a question is needed: pass -q QUESTION")
