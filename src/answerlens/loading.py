@@ -193,7 +193,8 @@ def record_limit(max_records: int | None = None) -> int:
 
 
 def _load_path(path: Path, limit: int) -> MemoryBundle:
-    return _from_data(read_json(path, max_objects=_object_cap(limit)), str(path), limit)
+    # A user may stream a bundle through a pipe they name (``<(jq … bundle.json)``).
+    return _from_data(read_json(path, max_objects=_object_cap(limit), pipes=True), str(path), limit)
 
 
 def _from_json_text(text: str, label: str, limit: int) -> MemoryBundle:

@@ -100,7 +100,7 @@ def read_source(path_text: str) -> tuple[Any, Sample | None]:
     from answerlens.json_reader import read_json
     from answerlens.samples import Sample, is_sample
 
-    data = read_json(Path(path_text))
+    data = read_json(Path(path_text), pipes=True)  # a user may stream a bundle through a pipe they name
     if is_sample(data):
         try:
             return data["bundle"], Sample.model_validate(data)

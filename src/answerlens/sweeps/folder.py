@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from answerlens.audit import canonical_json_ascii, configuration_sha256, sha256_text
 from answerlens.errors import AnswerlensError, TrialError, describe_validation
+from answerlens.json_reader import DEFAULT_MAX_BYTES, read_text
 from answerlens.loading import load_bundle
 from answerlens.records import MemoryBundle
 from answerlens.sweeps.result import SweepManifest, SweepResult
@@ -74,7 +75,7 @@ def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
 def read_manifest(out: Path) -> SweepManifest:
     path = out / MANIFEST
     try:
-        manifest = SweepManifest.model_validate(trial_folder.read_saved_json(path))
+        manifest = SweepManifest.model_validate(trial_folder.read_saved_json(path, trial_folder.MANIFEST_MAX_BYTES))
     except ValidationError as exc:
         raise TrialError(f"{path}: not the manifest of an answerlens sweep ({describe_validation(exc)})") from None
     problem = manifest_problem(manifest)
@@ -96,7 +97,10 @@ def manifest_problem(manifest: SweepManifest) -> str | None:
 
 def read_bundle(out: Path, manifest: SweepManifest) -> MemoryBundle:
     """The sweep's bundle, refused when it is not the one ``run.json`` names."""
-    bundle = load_bundle(out / BUNDLE)
+    path = out / BUNDLE
+    text = read_text(path, max_bytes=2 * DEFAULT_MAX_BYTES, inside=out, remedy=trial_folder.NOT_WRITTEN_HERE,
+                     error=lambda message, label: TrialError(f"{label}: {message}"))
+    bundle = load_bundle(text, name=str(path))
     if bundle_sha256(bundle) != manifest.bundle_sha256:
         raise TrialError(f"{out / BUNDLE}: not the bundle this sweep ran over (sha256 differs from {MANIFEST}'s)")
     return bundle

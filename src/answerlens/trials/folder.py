@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 from answerlens.audit import configuration_sha256, sha256_text
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import TrialError, describe_validation
+from answerlens.json_reader import MB, read_text
 from answerlens.prompts import prompt_for
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.gates import Gate, Threshold, default_gates, evaluate_gates
@@ -36,6 +37,14 @@ from answerlens.verification import verify_assessment
 SAMPLES = "samples"
 MANIFEST = "run.json"
 RESULT = "result.json"
+SAMPLE_MAX_BYTES = 64 * MB
+"""Largest sample file read: one assessment, its reply (at most ``max_reply_bytes``, 8 MiB by default) kept as
+text and parsed, and its second opinion."""
+MANIFEST_MAX_BYTES = 16 * MB
+"""Largest ``run.json`` read (a sweep's holds its question and draft)."""
+RESULT_MAX_BYTES = 1024 * MB
+"""Largest trial ``result.json`` read: every sample of up to 100,000 (a sweep's lists them in short)."""
+NOT_WRITTEN_HERE = "no file a run writes is that large: it is not this run's (move it out of the folder)"
 
 
 def run_identity(dataset: Dataset, config: AnswerabilityConfig) -> RunIdentity:
@@ -100,16 +109,19 @@ def write_result(out: Path, result: TrialResult) -> Path:
     return path
 
 
-def read_saved_json(path: Path) -> Any:
+def read_saved_json(path: Path, max_bytes: int = SAMPLE_MAX_BYTES) -> Any:
+    """A file of a run folder, read through the one reader: a regular file inside its folder, up to ``max_bytes``."""
+    text = read_text(path, max_bytes=max_bytes, inside=path.parent, remedy=NOT_WRITTEN_HERE,
+                     error=lambda message, label: TrialError(f"{label}: {message}"))
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise TrialError(f"{path}: unreadable saved file ({exc}); delete it to rerun that sample") from None
 
 
 def read_manifest(path: Path) -> RunManifest:
     try:
-        return RunManifest.model_validate(read_saved_json(path))
+        return RunManifest.model_validate(read_saved_json(path, MANIFEST_MAX_BYTES))
     except ValidationError as exc:
         raise TrialError(f"{path}: not the manifest of an answerlens run ({describe_validation(exc)})") from None
 
