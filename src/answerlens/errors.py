@@ -11,6 +11,9 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     ├── ReportError (ValueError)     a file is not an answerlens HTML report, or its embedded data cannot be read
     ├── RecordingError (ValueError)  a reply file is not a recording (e.g. a bundle), or is malformed
     ├── RunStoreError                the app's run history file cannot be read or written: names it and the remedy
+    │   └── RunStoreStorageError     ... because the machine refused the write (also a StorageError)
+    ├── StorageError (OSError)       the machine refused a write: disk or quota full, read-only, no permission;
+    │                                names the file, what was kept and how to resume (CLI exit 6)
     ├── AnswerabilityError (RuntimeError)
     │   │                            the provider failed or returned no valid assessment; never a verdict
     │   └── RecordingMismatchError   a recording answered other inputs (question, draft, context, prompt)
@@ -133,6 +136,42 @@ class RunStoreError(AnswerlensError):
         self.whole_file = whole_file
         self.detail = message
         super().__init__(f"{message} — {remedy}")
+
+
+class StorageError(AnswerlensError, OSError):
+    """The machine refused a write: the disk or the quota is full, the file system is read-only, or writing there
+    is not permitted. ``path`` names the file, ``reason`` the refusal in words, ``kept`` what is safe (every write
+    goes to a temporary file first, so nothing already written is lost or truncated) and ``resume`` what to do;
+    ``errno`` is the system's code. An ``OSError`` too, so code that stops on a failed write stops on it."""
+
+    def __init__(self, path: str, reason: str, *, errno: int | None = None, kept: str, resume: str) -> None:
+        self.path = path
+        self.reason = reason
+        self.kept = kept
+        self.resume = resume
+        super().__init__(f"cannot write {path}: {reason}; {kept} — {resume}")
+        self.errno = errno
+
+    def carrying(self, *, kept: str, resume: str) -> StorageError:
+        """The same refusal, with what its caller knows was kept and how to resume."""
+        return StorageError(self.path, self.reason, errno=self.errno, kept=kept, resume=resume)
+
+
+class RunStoreStorageError(RunStoreError, StorageError):
+    """The run history could not be written because the machine refused (full, read-only, no permission): the
+    file itself is fine and its runs are still read, so the remedy frees space or grants the write, never deletes
+    it (``whole_file`` is False: only new runs are not kept)."""
+
+    def __init__(self, path: str, reason: str, *, errno: int | None, remedy: str) -> None:
+        self.path = path
+        self.remedy = remedy
+        self.whole_file = False
+        self.reason = reason
+        self.kept = "its stored runs are intact"
+        self.resume = remedy
+        self.detail = f"The run history {path} cannot be written: {reason}"
+        AnswerlensError.__init__(self, f"{self.detail} — {remedy}")
+        self.errno = errno
 
 
 class ClaimVerificationError(AnswerlensError, RuntimeError):

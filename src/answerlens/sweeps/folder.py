@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from answerlens import storage
 from answerlens.audit import canonical_json_ascii, configuration_sha256, sha256_text
 from answerlens.errors import AnswerlensError, TrialError, describe_validation
 from answerlens.json_reader import DEFAULT_MAX_BYTES, read_text
@@ -45,9 +46,9 @@ def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
         leftover.unlink()  # a write killed before its rename (no other runner: the caller holds the lock)
     run_file = out / MANIFEST
     if not run_file.exists():
-        trial_folder.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
-        trial_folder.replace_file(run_file, trial_folder.json_text(manifest))
-        trial_folder.sync_directory(out)  # one sync makes both renames durable
+        storage.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
+        storage.replace_file(run_file, trial_folder.json_text(manifest))
+        storage.sync_directory(out)  # one sync makes both renames durable
         return samples
     saved = read_manifest(out)
     for name, was, now in (("question, answer, bundle or settings", saved.sweep_sha256, manifest.sweep_sha256),
@@ -60,15 +61,15 @@ def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
     try:
         read_bundle(out, saved)
     except (AnswerlensError, ValueError, OSError):  # deleted or damaged: it is the bundle given (sweep_sha256 agrees)
-        trial_folder.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
-        trial_folder.sync_directory(out)
+        storage.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
+        storage.sync_directory(out)
     if saved.repeats != manifest.repeats:
         # The same sweep asked for another number of repeats: run.json says how many (the reader counts that
         # many), and a result of the old count is no longer this sweep's (its run writes the new one).
         (out / RESULT).unlink(missing_ok=True)
         resized = saved.model_copy(update={"repeats": manifest.repeats})
-        trial_folder.replace_file(run_file, trial_folder.json_text(resized))
-        trial_folder.sync_directory(out)
+        storage.replace_file(run_file, trial_folder.json_text(resized))
+        storage.sync_directory(out)
     return samples
 
 
@@ -108,5 +109,5 @@ def read_bundle(out: Path, manifest: SweepManifest) -> MemoryBundle:
 
 def write_result(out: Path, result: SweepResult) -> Path:
     path = out / RESULT
-    trial_folder.write_atomically(path, result.file_text())
+    storage.write_atomically(path, result.file_text())
     return path

@@ -9,9 +9,7 @@ flight; rerunning resumes after checking every saved sample belongs to the same 
 from __future__ import annotations
 
 import json
-import os
 import re
-import threading
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
@@ -25,6 +23,7 @@ from answerlens.config import AnswerabilityConfig
 from answerlens.errors import TrialError, describe_validation
 from answerlens.json_reader import MB, read_text
 from answerlens.prompts import prompt_for
+from answerlens.storage import write_atomically
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.gates import Gate, Threshold, default_gates, evaluate_gates
 from answerlens.trials.integrity import sample_label, sample_problems
@@ -67,36 +66,6 @@ def json_text(model: BaseModel, *, exclude: set[str] | None = None) -> str:
     ensure_ascii=False)`` writes, at a fraction of the cost (only floats below 1e-4 are spelt without an exponent).
     """
     return model.model_dump_json(indent=2, exclude=exclude) + "\n"
-
-
-def temporary_name(name: str) -> str:
-    """Where ``name`` is written before it is renamed into place (``prepare_output`` clears leftovers)."""
-    return f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
-
-
-def replace_file(path: Path, text: str) -> None:
-    """Write a temporary file, fsync it, rename it over ``path``. Durable once the directory is synced too."""
-    tmp = path.with_name(temporary_name(path.name))
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write, fsync, rename over, fsync the directory: the file is either whole or absent."""
-    replace_file(path, text)
-    sync_directory(path.parent)
-
-
-def sync_directory(folder: Path) -> None:
-    """fsync a folder, so that the renames into it survive a crash."""
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 def write_sample(samples_dir: Path, sample: TrialSample) -> None:

@@ -13,15 +13,16 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from answerlens import tracing
+from answerlens import storage, tracing
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import AnswerabilityConfig, EvidencePolicy
-from answerlens.errors import AnswerabilityError, TrialError
+from answerlens.errors import AnswerabilityError, StorageError, TrialError
 from answerlens.evaluator import Answer, AnswerabilityEvaluator
 from answerlens.providers.engine import ProgressCallback
 from answerlens.trials import folder, limits
@@ -150,7 +151,7 @@ async def run_trial(
     # samples are left to do.
     fresh = not (out / folder.MANIFEST).exists()
     early = await check_endpoints(config, urls) if preflight and fresh else None
-    with RunLock(out):
+    with _refusals_kept(out), RunLock(out):
         plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None, layout)
         warnings = early if early is not None else (
             await check_endpoints(config, urls) if preflight and plan.todo else ())
@@ -164,6 +165,34 @@ async def run_trial(
             span.finished(outcome.result.quality_gates if outcome.result else None, errors=outcome.errors,
                           cancelled=outcome.cancelled)
         return outcome
+
+
+@contextmanager
+def _refusals_kept(out: Path) -> Iterator[None]:
+    """The machine's refusal of any write of the run as one ``StorageError`` saying what is kept and how to
+    resume; other errors pass unchanged."""
+    try:
+        yield
+    except OSError as exc:
+        refused = _refused(exc, out)
+        if refused is None:
+            raise
+        raise refused from exc
+
+
+def _refused(exc: OSError, out: Path) -> StorageError | None:
+    """A refused write of a run as one ``StorageError``: the file, the samples kept and how to resume (None: not a
+    refusal, raised as it is)."""
+    if not isinstance(exc, StorageError):
+        reason = storage.refusal(exc)
+        if reason is None:
+            return None
+        exc = StorageError(str(exc.filename or out), reason, errno=exc.errno, kept="", resume="")
+    samples = out / folder.SAMPLES
+    saved = sum(1 for _ in samples.glob("*.json")) if samples.is_dir() else 0
+    kept = f"{saved} sample(s) saved in {out} are kept" if saved else f"no sample was saved in {out} yet"
+    then = ": it resumes after the saved samples" if saved else ""
+    return exc.carrying(kept=kept, resume=f"{storage.remedy(exc.errno)}, then rerun the same command{then}")
 
 
 def _check_gates(dataset: Dataset, gates: Mapping[Gate, Threshold] | None, opinions: bool) -> None:
@@ -228,6 +257,8 @@ class _Run:
         self._halt = False
         self._pending: set[asyncio.Task[None]] = set()
         """Samples being derived and saved."""
+        self._failures: list[BaseException] = []
+        """Why samples could not be derived or saved (a full disk …), in the order they failed."""
 
     @property
     def cancelled(self) -> bool:
@@ -253,7 +284,7 @@ class _Run:
                 # request is on the wire before any of that CPU work runs.
                 task = asyncio.create_task(self._complete(writer, item, repeat, answer, error, latency, span))
                 self._pending.add(task)
-                task.add_done_callback(self._pending.discard)
+                task.add_done_callback(self._settled)
 
         workers = [asyncio.create_task(worker()) for _ in range(min(pool.capacity, len(self.plan.todo)))]
         try:
@@ -264,7 +295,17 @@ class _Run:
             await asyncio.gather(*workers, return_exceptions=True)
             raise
         finally:
-            await asyncio.gather(*list(self._pending))  # a failed write (disk full …) is raised here
+            await asyncio.gather(*list(self._pending), return_exceptions=True)
+            if self._failures:  # a failed write (disk full …), raised once: the others failed alike
+                raise self._failures[0]
+
+    def _settled(self, task: asyncio.Task[None]) -> None:
+        """A sample derived and saved, or failed: its failure is kept (retrieved, so asyncio never prints it with
+        its traceback as the process ends) and raised by ``all``."""
+        self._pending.discard(task)
+        failure = None if task.cancelled() else task.exception()
+        if failure is not None:
+            self._failures.append(failure)
 
     async def _ask(self, pool: EndpointPool, item: LoadedCase) -> tuple[Answer | None, SampleError | None]:
         try:
