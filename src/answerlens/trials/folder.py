@@ -23,6 +23,8 @@ from answerlens.config import AnswerabilityConfig
 from answerlens.errors import TrialError, describe_validation
 from answerlens.json_reader import MB, read_text
 from answerlens.prompts import prompt_for
+from answerlens.storage import replace_file as replace_file  # re-exported: the run folder's writers live there now
+from answerlens.storage import sync_directory as sync_directory
 from answerlens.storage import write_atomically
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.gates import Gate, Threshold, default_gates, evaluate_gates
