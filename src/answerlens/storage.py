@@ -29,11 +29,14 @@ REFUSALS = {
 KEPT = "what was there before is unchanged (a file is written whole or not at all)"
 
 
+def full(code: int | None) -> bool:
+    """Whether a refusal is for want of space (a full disk or quota), rather than of permission."""
+    return code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
 def remedy(code: int | None) -> str:
     """What frees a refused write: space for a full disk or quota, a permission for the rest."""
-    if code in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-        return "free space on that disk"
-    return "make that folder writable (or choose another)"
+    return "free space on that disk" if full(code) else "make that folder writable (or choose another)"
 
 
 

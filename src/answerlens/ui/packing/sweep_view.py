@@ -15,7 +15,7 @@ from answerlens.html.sweep_grid import cells_table, changes_html, grid_html, req
 from answerlens.report.document import sweep_report
 from answerlens.sweeps.settings import SweepFormat
 from answerlens.sweeps.view import labels_of
-from answerlens.ui.common import endpoint_view, history
+from answerlens.ui.common import endpoint_view, history, history_view
 from answerlens.ui.common.sources import Source
 from answerlens.ui.packing import sweep_job, sweeps
 from answerlens.ui.packing.sweep_job import SweepJob, SweepSettings
@@ -167,7 +167,7 @@ def _show(prefix: str, examples: Path | None) -> None:
                             "delete its folder and run the sweep again, or pick another one"))
         return
     result = opened.result
-    links = sweeps.cell_runs(opened, history.store(st.session_state), opened.recorded.manifest.bundle)
+    links = _cell_links(opened)
     manifest = opened.recorded.manifest
     config = manifest.configuration
     st.html(f'<div class="al-why" data-sweep-shown="{esc(ident)}"><strong>{esc(manifest.question)}</strong>'
@@ -189,6 +189,19 @@ def _show(prefix: str, examples: Path | None) -> None:
             st.html("".join(f'<div data-cell-requirements><strong>{esc(setting)}</strong>{table}</div>'
                             for setting, table in tables))
     _exports(prefix, ident, opened)
+
+
+def _cell_links(opened: sweeps.Opened) -> dict[int, str]:
+    """The cells' runs in the history, for their Inspect links; a history that cannot keep them costs the links
+    and one notice (unless the page has just shown the store's failure), never the grid."""
+    state = st.session_state
+    if history.skipped(state):
+        return {}
+    links, problem = sweeps.cell_runs(opened, history.store(state), opened.recorded.manifest.bundle)
+    if problem is not None:
+        history.failed(state, problem)
+        history_view.notice()
+    return links
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

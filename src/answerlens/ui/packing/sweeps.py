@@ -14,6 +14,7 @@ from pathlib import Path
 
 from answerlens.audit import sha256_text
 from answerlens.config import AnswerabilityConfig
+from answerlens.errors import RunStoreError
 from answerlens.html.provenance import source_label
 from answerlens.records import MemoryBundle
 from answerlens.run_store import RunStore, data_dir
@@ -125,24 +126,33 @@ def open_sweep(path: Path) -> Opened:
     return Opened(recorded, result, tuple(context.bundle.exact_context for context in contexts))
 
 
-def cell_runs(opened: Opened, runs: RunStore, title: str) -> dict[int, str]:
+def cell_runs(opened: Opened, runs: RunStore, title: str) -> tuple[dict[int, str], RunStoreError | None]:
     """Each assessed cell's first sample with the cell's most frequent action, kept in the run store (added when
-    missing) so Inspect opens it with its context: cell index -> ``evaluation_id``."""
+    missing) so Inspect opens it with its context: cell index -> ``evaluation_id``; and the store's failure, if it
+    failed. A store that cannot be used costs the cells their links, never the grid: one that fails as a whole is
+    not asked again, one that cannot keep a run (full, too big) still links the cells it holds."""
     result, manifest = opened.result, opened.recorded.manifest
-    links = {}
+    links: dict[int, str] = {}
+    problem: RunStoreError | None = None
     for index, cell in enumerate(result.cells):
         sample = next((item for item in result.samples_of(index) if item.assessment is not None
                        and item.assessment.recommended_action == cell.action), None)
         if sample is None or sample.assessment is None:
             continue
         assessment = sample.assessment
-        if runs.by_id(assessment.evaluation_id) is None:
-            runs.add(assessment=assessment, question=manifest.question, answer=manifest.answer,
-                     context=opened.contexts[index], source=f"{title} · sweep {cell.key}",
-                     label=f"{source_label(assessment)[0]} (sweep cell {cell.key})",
-                     note=f"a cell of the packing sweep of {title}: {cell.key}", seconds=sample.latency_ms / 1000)
+        try:
+            if runs.by_id(assessment.evaluation_id) is None:
+                runs.add(assessment=assessment, question=manifest.question, answer=manifest.answer,
+                         context=opened.contexts[index], source=f"{title} · sweep {cell.key}",
+                         label=f"{source_label(assessment)[0]} (sweep cell {cell.key})",
+                         note=f"a cell of the packing sweep of {title}: {cell.key}", seconds=sample.latency_ms / 1000)
+        except RunStoreError as exc:
+            problem = problem or exc
+            if exc.whole_file:
+                break
+            continue
         links[index] = assessment.evaluation_id
-    return links
+    return links, problem
 
 
 CSV_COLUMNS = ("format", "budget", "budget_tokens", "tokens_used", "records_kept", "records_cut", "assessable",

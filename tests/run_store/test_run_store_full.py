@@ -1,0 +1,93 @@
+"""A run store on a disk that is full, or that it may not write: the file is fine, so the error says what the
+machine refused and how to free it, never to move aside or delete a history of good runs; the runs stay readable.
+
+A real small tmpfs as root (CI); SQLite's own writes cannot be made to fail from Python, so elsewhere the tests
+that need the disk skip, saying so, and the mapping of SQLite's codes is tested on its own."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from answerlens.errors import RunStoreError, StorageError
+from answerlens.run_store import RunStore
+from answerlens.ui.common import history
+from tests.run_store.broken_stores import fields, filled
+from tests.small_disk import can_mount, small_disk
+
+needs_root = pytest.mark.skipif(not can_mount(), reason="a full disk needs root to mount a small tmpfs (CI runs as "
+                                "root); SQLite's own writes cannot be failed from Python")
+
+
+def a_bigger_run() -> dict:
+    return fields("speech_act_eslint") | {"question": "Which lint rules did I enforce? " * 2000}
+
+
+def assert_never_advises_deleting(error: RunStoreError) -> None:
+    text = str(error).lower()
+    assert "delete" not in text and "move the file aside" not in text and "move it aside" not in text, text
+
+
+@needs_root
+def test_a_full_disk_keeps_the_history_and_says_to_free_space(tmp_path: Path) -> None:
+    with small_disk(tmp_path, size="2m") as disk:
+        disk.path.mkdir()
+        path = disk.path / "runs.sqlite3"
+        store = filled(path)
+        before = path.read_bytes()
+        disk.fill(margin=0)
+        with pytest.raises(RunStoreError) as caught:
+            store.add(**a_bigger_run())
+        error = caught.value
+        assert isinstance(error, StorageError) and not error.whole_file
+        assert str(error).startswith(f"The run history {path} cannot be written: the disk is full"), error
+        assert "free space on that disk" in error.remedy and "stored runs are intact" in error.remedy
+        assert_never_advises_deleting(error)
+        assert [run.number for run in store.runs()] == [1, 2, 3], "the history is still read"
+        assert store.open(2).assessment.evaluation_id == store.runs()[1].evaluation_id
+        assert path.read_bytes() == before, "nothing of the file was lost"
+        state: dict = {history.STORE_KEY: store}
+        entry = history.add(state, **a_bigger_run())
+        assert not entry.stored and isinstance(history.problem(state), StorageError)
+        assert len(history.entries(state)) == 3, "a full disk is no reason to stop showing the history"
+        disk.free()
+        assert store.add(**a_bigger_run()).number == 1  # the same inputs as run 1: stored in place once there is room
+
+
+def test_a_history_it_may_not_write_says_so_and_stays_readable(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite3"
+    filled(path)
+    os.chmod(path, 0o444)
+    os.chmod(tmp_path, 0o555)
+    try:
+        store = RunStore(path)
+        if os.geteuid() == 0:  # root writes whatever the mode says: make the file read-only another way
+            pytest.skip("root ignores file modes: the read-only mount above covers this case as root")
+        with pytest.raises(RunStoreError) as caught:
+            store.add(**a_bigger_run())
+        assert isinstance(caught.value, StorageError) and "cannot be written" in str(caught.value)
+        assert_never_advises_deleting(caught.value)
+        assert [run.number for run in store.runs()] == [1, 2, 3]
+    finally:
+        os.chmod(tmp_path, 0o755)
+        os.chmod(path, 0o644)
+
+
+@needs_root
+def test_a_read_only_file_system_keeps_the_history_and_says_so(tmp_path: Path) -> None:
+    with small_disk(tmp_path, size="2m") as disk:
+        disk.path.mkdir()
+        path = disk.path / "runs.sqlite3"
+        store = filled(path)
+        subprocess.run(["mount", "-o", "remount,ro", str(disk.path.parent)], check=True)
+        with pytest.raises(RunStoreError) as caught:
+            store.add(**a_bigger_run())
+        error = caught.value
+        assert isinstance(error, StorageError) and not error.whole_file
+        assert str(error).startswith(f"The run history {path} cannot be written: "), error
+        assert "read-only" in str(error) and "make" in error.remedy and "writable" in error.remedy, error
+        assert_never_advises_deleting(error)
+        assert [run.number for run in store.runs()] == [1, 2, 3]
