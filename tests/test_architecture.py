@@ -71,6 +71,7 @@ def test_public_api_is_pinned() -> None:
         "SYSTEM_PROMPT",
         "SecondOpinion",
         "Span",
+        "StorageError",
         "SweepResult",
         "TrialError",
         "TrialResult",

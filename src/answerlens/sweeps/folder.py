@@ -41,10 +41,12 @@ def sweep_sha256(question: str, answer: str | None, bundle_sha: str, settings: l
 def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
     """Create the folder (or check it holds this sweep); the samples folder. Call it holding the run lock."""
     samples = out / SAMPLES
+    run_file = out / MANIFEST
+    if not run_file.exists():
+        refuse_foreign(out)
     samples.mkdir(parents=True, exist_ok=True)
     for leftover in samples.glob(".*.tmp"):
         leftover.unlink()  # a write killed before its rename (no other runner: the caller holds the lock)
-    run_file = out / MANIFEST
     if not run_file.exists():
         storage.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
         storage.replace_file(run_file, trial_folder.json_text(manifest))
@@ -71,6 +73,11 @@ def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
         storage.replace_file(run_file, trial_folder.json_text(resized))
         storage.sync_directory(out)
     return samples
+
+
+def refuse_foreign(out: Path) -> None:
+    """A fresh sweep's folder must hold nothing it did not write (a user's own ``bundle.json`` would be lost)."""
+    trial_folder.refuse_foreign(out, "sweep", "run.json, bundle.json, result.json and samples/")
 
 
 def read_manifest(out: Path) -> SweepManifest:

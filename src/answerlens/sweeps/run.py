@@ -111,7 +111,8 @@ async def run_sweep(question: str, bundle: Any, config: AnswerabilityConfig, *, 
         built.append(assemble(manifest, contexts, samples, wall))
         return folder.write_result(out, built[0])
 
-    layout = RunLayout(prepare=lambda path: folder.prepare(path, manifest, loaded), finish=finish)
+    layout = RunLayout(prepare=lambda path: folder.prepare(path, manifest, loaded), finish=finish,
+                       refuse_foreign=folder.refuse_foreign)
     outcome = await run_trial(cases_of(manifest, contexts), config, repeats=repeats, out=out,
                               concurrency=concurrency, progress=progress, cancel=cancel,
                               evaluator_factory=evaluator_factory, endpoints=endpoints, preflight=preflight,

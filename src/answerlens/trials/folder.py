@@ -102,10 +102,12 @@ def prepare_output(out: Path, dataset: Dataset, identity: RunIdentity, repeats: 
     """Create the folder (or check it holds a run of this dataset, configuration, shard and second-opinion
     setting); the samples folder. Call it holding the folder's ``RunLock``: it clears leftover temporary files."""
     samples = out / SAMPLES
+    run_file = out / MANIFEST
+    if not run_file.exists():
+        refuse_foreign_to_trial(out, dataset)
     samples.mkdir(parents=True, exist_ok=True)
     for leftover in samples.glob(".*.tmp"):
         leftover.unlink()  # a write that was killed before its rename (no other runner: the caller holds the lock)
-    run_file = out / MANIFEST
     plain = shard.plain() if shard is not None else None
     if not run_file.exists():
         manifest = RunManifest(dataset=str(dataset.path), repeats=repeats, **dict(identity), shard=plain,
@@ -122,6 +124,43 @@ def prepare_output(out: Path, dataset: Dataset, identity: RunIdentity, repeats: 
             raise TrialError(f"{out} holds a run with a different {name} ({was[:12]}… ≠ {now[:12]}…); refusing to "
                              "mix samples — use a fresh --out directory, or delete this one to start over")
     return samples
+
+
+LOCK = ".lock"
+"""The run lock's file (``trials.lock.RunLock``), there before the folder is prepared."""
+
+
+def foreign_files(out: Path, own: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """What a folder holds that no run wrote, as a fresh run finds it: anything but the lock, a ``samples/`` with
+    no sample (a start killed before ``run.json`` was written) and ``own`` (a dataset kept in its run folder)."""
+    if not out.is_dir():
+        return []
+    found = []
+    for entry in sorted(out.iterdir()):
+        if entry.name == LOCK or entry.name in own:
+            continue
+        if entry.name == SAMPLES and entry.is_dir() and not any(
+                not item.name.endswith(".tmp") for item in entry.iterdir()):
+            continue
+        found.append(entry.name)
+    return found
+
+
+def refuse_foreign(out: Path, kind: str, writes: str, *, own: set[str] | frozenset[str] = frozenset()) -> None:
+    """Refuse a fresh run's folder that holds files it did not write (``TrialError``): the run would overwrite them
+    (a user's ``bundle.json`` or ``result.json``) or mix with them."""
+    names = foreign_files(out, own)
+    if names:
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        raise TrialError(f"{out} holds files a {kind} did not write ({shown}) and no {kind} to resume: a {kind} "
+                         f"writes {writes} there and would overwrite them — choose a new or empty --out directory")
+
+
+def refuse_foreign_to_trial(out: Path, dataset: Dataset) -> None:
+    """``refuse_foreign`` for a fresh trial (its dataset may sit in the folder: the Trials page keeps an upload
+    there, and ``result.json`` names it)."""
+    own = {dataset.path.name} if dataset.path.parent.resolve() == out.resolve() else set()
+    refuse_foreign(out, "trial", "run.json, result.json and samples/", own=own)
 
 
 def _label(shard: Shard | None) -> str:

@@ -97,6 +97,8 @@ class RunLayout:
     """Create the folder, or check it holds this run; return its samples folder (called holding the lock)."""
     finish: Callable[[Sequence[TrialSample], float], Path]
     """Write the run's result from every planned sample (in plan order) and the wall seconds; return its path."""
+    refuse_foreign: Callable[[Path], None] | None = None
+    """Refuse a fresh run's folder holding files the run did not write, before anything (the lock) is made."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,7 @@ async def run_trial(
     out = Path(out)
     # A fresh run is checked before its folder exists, so a refusal leaves nothing behind; a resumed one only when
     # samples are left to do.
-    fresh = not (out / folder.MANIFEST).exists()
+    fresh = _fresh(out, dataset, layout)
     early = await check_endpoints(config, urls) if preflight and fresh else None
     with _refusals_kept(out), RunLock(out):
         plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None, layout)
@@ -178,6 +180,18 @@ def _refusals_kept(out: Path) -> Iterator[None]:
         if refused is None:
             raise
         raise refused from exc
+
+
+def _fresh(out: Path, dataset: Dataset, layout: RunLayout | None) -> bool:
+    """Whether the run starts afresh in ``out``; a fresh run's folder holding files it did not write is refused
+    here, before the lock is made in it (and again under the lock, as the folder is prepared)."""
+    if (out / folder.MANIFEST).exists():
+        return False
+    if layout is not None and layout.refuse_foreign is not None:
+        layout.refuse_foreign(out)
+    elif layout is None:
+        folder.refuse_foreign_to_trial(out, dataset)
+    return True
 
 
 def _refused(exc: OSError, out: Path) -> StorageError | None:
