@@ -90,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
                                         budgets=args.budgets, answer=answer, repeats=args.repeats,
                                         concurrency=args.concurrency, progress=_print_progress, endpoints=endpoints,
                                         preflight=not args.no_preflight, early_stop=args.early_stop,
-                                        second_opinion=_second_opinion(args), bundle_name=args.bundle))
+                                        second_opinion=_second_opinion(args),
+                                        bundle_name=Path(args.bundle).name))  # run.json is shared: no folders
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return fail(130, f"interrupted; finished samples are saved in {args.out} — rerun the same command to resume")
