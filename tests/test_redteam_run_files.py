@@ -151,3 +151,16 @@ def test_a_sample_that_is_not_a_file_the_run_wrote_is_refused(finished: dict[str
     assert code in (1, 2), shown
     assert f"{target}: " in shown and expected in shown, shown
     assert not (tmp_path / "report.html").exists()
+
+
+@pytest.mark.parametrize("named", ["dataset", "gates", "endpoints"])
+def test_a_fifo_named_as_a_trials_input_is_refused_at_once(tmp_path: Path, named: str) -> None:
+    dataset = write_dataset(tmp_path / "cases.json", question_cases()[:1])
+    target = tmp_path / f"{named}.fifo"
+    os.mkfifo(target)
+    argv = ["trial", str(target if named == "dataset" else dataset), "--out", str(tmp_path / "run"),
+            "--no-preflight"]
+    argv += {"gates": ["--gates", str(target)], "endpoints": ["--endpoints", str(target)]}.get(named, [])
+    done = cli(*argv)
+    assert done.returncode == 2, done
+    assert f"{target}: " in done.stderr and "is a FIFO (named pipe), not a regular file" in done.stderr, done.stderr

@@ -68,14 +68,16 @@ def temporary_name(name: str) -> str:
     return f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
 
 
-def replace_file(path: Path, text: str) -> None:
-    """Write a temporary file, fsync it, rename it over ``path``. Durable once the directory is synced too. On any
-    failure the temporary file is removed (a full disk gets its space back) and ``path`` is as it was."""
+def replace_file(path: Path, content: str | bytes) -> None:
+    """Write a temporary file (text as UTF-8, bytes as they are), fsync it, rename it over ``path``. Durable once
+    the directory is synced too. On any failure the temporary file is removed (a full disk gets its space back) and
+    ``path`` is as it was."""
     tmp = path.with_name(temporary_name(path.name))
+    data = content.encode("utf-8") if isinstance(content, str) else content
     with refusals(path):
         try:
-            with open(tmp, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            with open(tmp, "wb") as handle:
+                handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(tmp, path)
@@ -95,7 +97,7 @@ def sync_directory(folder: Path) -> None:
             os.close(descriptor)
 
 
-def write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, content: str | bytes) -> None:
     """Write, fsync, rename over, fsync the directory: the file is either whole or absent."""
-    replace_file(path, text)
+    replace_file(path, content)
     sync_directory(path.parent)

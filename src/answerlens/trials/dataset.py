@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from answerlens.audit import canonical_json_ascii, sha256_text
 from answerlens.errors import BundleError, DatasetError, describe_validation, json_problem
-from answerlens.json_reader import MB
+from answerlens.json_reader import PACK_FEWER, read_bytes
 from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle
 from answerlens.records import MemoryBundle
 from answerlens.trials.log import AnswerLabel, QuestionLabel
@@ -79,12 +79,8 @@ class Dataset:
 def load_dataset(path: Path | str) -> Dataset:
     """Read and validate a whole JSON or JSONL dataset up front; errors name the case and field."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DatasetError(f"{path}: cannot read dataset ({exc.strerror})") from None
-    if len(data) > MAX_BUNDLE_BYTES:
-        raise DatasetError(f"{path}: dataset is {len(data) / MB:.1f} MB; the limit is {MAX_BUNDLE_BYTES / MB:.0f} MB")
+    data = read_bytes(path, max_bytes=MAX_BUNDLE_BYTES, remedy="split it into smaller datasets",
+                      error=lambda message, label: DatasetError(f"{label}: {message}"))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -155,10 +151,8 @@ def _case_bundle(dataset_path: Path, case: TrialCase,
     if isinstance(case.bundle, str):
         bundle_path = (dataset_path.parent / case.bundle).resolve()
         if bundle_path not in files:
-            try:
-                data = bundle_path.read_bytes()
-            except OSError as exc:
-                raise BundleError(f"cannot read {case.bundle} ({exc.strerror})") from None
+            data = read_bytes(bundle_path, max_bytes=MAX_BUNDLE_BYTES, remedy=PACK_FEWER,
+                              error=lambda message, label: BundleError(f"cannot read {case.bundle}: {message}"))
             files[bundle_path] = (load_bundle(bundle_path), hashlib.sha256(data).hexdigest())
         return files[bundle_path]
     return load_bundle(case.bundle, name="inline bundle"), None

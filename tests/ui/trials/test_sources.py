@@ -118,3 +118,14 @@ def test_an_upload_that_is_not_a_trial_result_says_why() -> None:
         trial_sources.open_upload(b"{", "up.json")
     with pytest.raises(DatasetError, match=r"up\.json: not a trial result"):
         trial_sources.open_upload(b"[]", "up.json")
+
+
+def test_an_upload_is_not_written_into_a_folder_of_other_files(tmp_path: Path) -> None:
+    from answerlens.errors import TrialError
+    from answerlens.ui.trials.sources import keep_upload
+
+    (tmp_path / "notes.txt").write_text("mine\n")
+    with pytest.raises(TrialError, match=r"holds files a trial did not write \(notes.txt\)"):
+        keep_upload(b'[{"id": "a", "question": "q", "label": "answerable", "bundle": {"records": []}}]',
+                    "cases.json", tmp_path)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["notes.txt"]

@@ -16,6 +16,9 @@ from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
 from answerlens.errors import AnswerlensError, DatasetError
 from answerlens.html.trial_rows import SampleRef
+from answerlens.json_reader import read_bytes
+from answerlens.storage import write_atomically
+from answerlens.trials import folder as trial_folder
 from answerlens.trials.dataset import Dataset, load_dataset
 from answerlens.trials.log import TrialSample
 from answerlens.trials.reader import parse_trial, read_trial
@@ -92,10 +95,12 @@ def keep_upload(data: bytes, name: str, out: Path) -> Dataset:
     """Write the uploaded dataset into the run directory and load it from there, so ``result.json`` names a
     file that outlives the session (the dataset's sha256 is that of the bytes, wherever they sit)."""
     path = out / upload_name(name)
+    if not (out / trial_folder.MANIFEST).exists():  # a fresh run: nothing of the user's is written over or mixed in
+        trial_folder.refuse_foreign(out, "trial", "run.json, result.json and samples/", own={path.name})
     out.mkdir(parents=True, exist_ok=True)
-    if path.exists() and path.read_bytes() != data:
+    if path.exists() and read_bytes(path, inside=out) != data:
         raise DatasetError(f"{path} already holds a different dataset; choose a fresh output directory")
-    path.write_bytes(data)
+    write_atomically(path, data)
     return load_dataset(path)
 
 
