@@ -50,6 +50,20 @@ def every_file_whole(folder: Path) -> int:
     return len(files)
 
 
+def stopped_by_a_full_disk(disk: Disk, argv: list[str], out: Path, *, margin: int) -> int:
+    """Run the command on a disk left ``margin`` bytes free: exit 6 and one line naming the file, the samples kept
+    and how to resume, every file left whole; how many samples were kept."""
+    disk.fill(margin=margin)
+    done = answerlens(disk, *argv, fail_after=12)
+    assert done.returncode == EXIT_ENVIRONMENT, f"({disk.how}) exit {done.returncode}: {done.stderr}"
+    line = the_error_line(done.stderr, disk)
+    kept = every_file_whole(out)
+    assert f"cannot write {out}" in line and "the disk is full" in line, line
+    assert f"{kept} sample(s) saved in {out} are kept" in line, line
+    assert "free space on that disk, then rerun the same command: it resumes after the saved samples" in line, line
+    return kept
+
+
 def test_a_full_disk_mid_trial_says_what_was_kept_exits_6_and_a_rerun_resumes(disk: Disk, tmp_path: Path) -> None:
     dataset = write_dataset(tmp_path / "cases.json", question_cases())
     out = disk.path / "run"
@@ -57,14 +71,7 @@ def test_a_full_disk_mid_trial_says_what_was_kept_exits_6_and_a_rerun_resumes(di
             "openai", "--model", "oracle", "--no-preflight", "--early-stop", "0"]
     with oracle_server(REPLIES) as server:
         argv += ["--base-url", server.base_url]
-        disk.fill(margin=48 * 1024)
-        done = answerlens(disk, *argv, fail_after=12)
-        assert done.returncode == EXIT_ENVIRONMENT, f"({disk.how}) exit {done.returncode}: {done.stderr}"
-        line = the_error_line(done.stderr, disk)
-        kept = every_file_whole(out)
-        assert f"cannot write {out}" in line and "the disk is full" in line, line
-        assert f"{kept} sample(s) saved in {out} are kept" in line, line
-        assert "free space on that disk, then rerun the same command: it resumes after the saved samples" in line, line
+        kept = stopped_by_a_full_disk(disk, argv, out, margin=48 * 1024)
         assert 0 < kept < 48 and not (out / "result.json").exists()
         disk.free()
         again = answerlens_freely(*argv)
@@ -82,13 +89,7 @@ def test_a_full_disk_mid_sweep_says_what_was_kept_exits_6_and_a_rerun_resumes(di
             "--early-stop", "0", "--concurrency", "2"]
     with context_server(REQUIREMENTS) as server:
         argv += ["--base-url", server.base_url]
-        disk.fill(margin=64 * 1024)
-        done = answerlens(disk, *argv, fail_after=12)
-        assert done.returncode == EXIT_ENVIRONMENT, f"({disk.how}) exit {done.returncode}: {done.stderr}"
-        line = the_error_line(done.stderr, disk)
-        kept = every_file_whole(out)
-        assert f"cannot write {out}" in line and "the disk is full" in line, line
-        assert f"{kept} sample(s) saved in {out} are kept" in line, line
+        kept = stopped_by_a_full_disk(disk, argv, out, margin=64 * 1024)
         assert json.loads((out / "bundle.json").read_text()) and json.loads((out / "run.json").read_text())
         disk.free()
         again = answerlens_freely(*argv)
