@@ -9,7 +9,7 @@ from pathlib import Path
 
 from answerlens.cli import main
 from answerlens.trials.dataset import load_dataset
-from answerlens.trials.runner import run_trial
+from answerlens.engine.runner import run_trial
 from tests.context_server import context_server
 from tests.oracle_server import oracle_server
 from tests.sweeps.helpers import QUESTION, REQUIREMENTS, bundle_data

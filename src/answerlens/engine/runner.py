@@ -13,16 +13,15 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from answerlens import storage, tracing
+from answerlens import tracing
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import AnswerabilityConfig, EvidencePolicy
-from answerlens.errors import AnswerabilityError, StorageError, TrialError
+from answerlens.errors import AnswerabilityError, TrialError
 from answerlens.evaluator import Answer, AnswerabilityEvaluator
 from answerlens.providers.engine import ProgressCallback
 from answerlens.trials import folder, limits
@@ -36,6 +35,7 @@ from answerlens.trials.preflight import check_endpoints
 from answerlens.trials.result import RunIdentity, TrialResult
 from answerlens.trials.shard import Shard
 from answerlens.trials.writer import SampleWriter
+from answerlens.verification.folder import saved_samples
 
 if TYPE_CHECKING:  # a run without a second opinion never imports the claim verifier
     from answerlens.claims.verifier import ClaimVerifier
@@ -97,6 +97,8 @@ class RunLayout:
     """Create the folder, or check it holds this run; return its samples folder (called holding the lock)."""
     finish: Callable[[Sequence[TrialSample], float], Path]
     """Write the run's result from every planned sample (in plan order) and the wall seconds; return its path."""
+    manifest_sha256: str
+    """The run's manifest hash, which every sample records."""
     refuse_foreign: Callable[[Path], None] | None = None
     """Refuse a fresh run's folder holding files the run did not write, before anything (the lock) is made."""
 
@@ -153,7 +155,7 @@ async def run_trial(
     # samples are left to do.
     fresh = _fresh(out, dataset, layout)
     early = await check_endpoints(config, urls) if preflight and fresh else None
-    with _refusals_kept(out), RunLock(out):
+    with folder.refusals_kept(out), RunLock(out):
         plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None, layout)
         warnings = early if early is not None else (
             await check_endpoints(config, urls) if preflight and plan.todo else ())
@@ -169,19 +171,6 @@ async def run_trial(
         return outcome
 
 
-@contextmanager
-def _refusals_kept(out: Path) -> Iterator[None]:
-    """The machine's refusal of any write of the run as one ``StorageError`` saying what is kept and how to
-    resume; other errors pass unchanged."""
-    try:
-        yield
-    except OSError as exc:
-        refused = _refused(exc, out)
-        if refused is None:
-            raise
-        raise refused from exc
-
-
 def _fresh(out: Path, dataset: Dataset, layout: RunLayout | None) -> bool:
     """Whether the run starts afresh in ``out``; a fresh run's folder holding files it did not write is refused
     here, before the lock is made in it (and again under the lock, as the folder is prepared)."""
@@ -192,21 +181,6 @@ def _fresh(out: Path, dataset: Dataset, layout: RunLayout | None) -> bool:
     elif layout is None:
         folder.refuse_foreign_to_trial(out, dataset)
     return True
-
-
-def _refused(exc: OSError, out: Path) -> StorageError | None:
-    """A refused write of a run as one ``StorageError``: the file, the samples kept and how to resume (None: not a
-    refusal, raised as it is)."""
-    if not isinstance(exc, StorageError):
-        reason = storage.refusal(exc)
-        if reason is None:
-            return None
-        exc = StorageError(str(exc.filename or out), reason, errno=exc.errno, kept="", resume="")
-    samples = out / folder.SAMPLES
-    saved = sum(1 for _ in samples.glob("*.json")) if samples.is_dir() else 0
-    kept = f"{saved} sample(s) saved in {out} are kept" if saved else f"no sample was saved in {out} yet"
-    then = ": it resumes after the saved samples" if saved else ""
-    return exc.carrying(kept=kept, resume=f"{storage.remedy(exc.errno)}, then rerun the same command{then}")
 
 
 def _check_gates(dataset: Dataset, gates: Mapping[Gate, Threshold] | None, opinions: bool) -> None:
@@ -236,10 +210,11 @@ class _Plan:
     @classmethod
     def prepare(cls, dataset: Dataset, config: AnswerabilityConfig, repeats: int, out: Path, shard: Shard | None,
                 opinions: bool, layout: RunLayout | None = None) -> _Plan:
-        identity = folder.run_identity(dataset, config)
+        identity = folder.run_identity(dataset, config, repeats=repeats, second_opinion=opinions,
+                                       manifest=layout.manifest_sha256 if layout is not None else None)
         samples_dir = layout.prepare(out) if layout is not None else \
             folder.prepare_output(out, dataset, identity, repeats, shard=shard, second_opinion=opinions)
-        saved = folder.saved_samples(samples_dir, dataset, identity, repeats)
+        saved = saved_samples(samples_dir, dataset, identity, repeats)
         planned = tuple((item, repeat) for item, repeat in dataset.planned(repeats)
                         if shard is None or shard.holds(item.case.id, repeat))
         done = {key: sample for key, sample in saved.items() if sample.error is None}  # error samples are retried
@@ -336,7 +311,8 @@ class _Run:
         sample = TrialSample(case_id=case.id, question_id=case.id, question_type=case.question_type,
                              label=case.label, answer_label=case.answer_label, repeat=repeat,
                              dataset_sha256=self.plan.identity.dataset_sha256, case_sha256=item.sha256,
-                             configuration_sha256=self.plan.identity.configuration_sha256, latency_ms=latency,
+                             configuration_sha256=self.plan.identity.configuration_sha256,
+                             manifest_sha256=self.plan.identity.manifest_sha256, latency_ms=latency,
                              assessment=assessment, error=error, second_opinion=opinion)
         span.sampled(sample)
         await self._save(writer, sample)
@@ -389,6 +365,8 @@ def _finish(plan: _Plan, run: _Run, *, gates: Mapping[Gate, Threshold] | None, c
         if plan.shard is not None else None
     result = folder.assemble(folder.dataset_record(plan.dataset), folder.question_records(plan.dataset), samples,
                              plan.identity, repeats=plan.repeats, concurrency=concurrency, gates=gates,
-                             wall_seconds=time.monotonic() - run.started, drafts=plan.dataset.has_drafts, shard=shard)
+                             wall_seconds=time.monotonic() - run.started, drafts=plan.dataset.has_drafts, shard=shard,
+                             case_hashes=folder.case_hashes(plan.dataset),
+                             second_opinion=run.second_opinion is not None)
     return TrialOutcome(result, folder.write_result(plan.out, result), new, reused, run.errors, False,
                         warnings=warnings)
