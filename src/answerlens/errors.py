@@ -11,6 +11,9 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     ├── ReportError (ValueError)     a file is not an answerlens HTML report, or its embedded data cannot be read
     ├── RecordingError (ValueError)  a reply file is not a recording (e.g. a bundle), or is malformed
     ├── RunStoreError                the app's run history file cannot be read or written: names it and the remedy
+    ├── TraceError (ValueError)      a trace cannot be imported: not OTLP JSON, no retriever span, no documents,
+    │                                documents without (or with cut) content; or a span must be chosen
+    ├── PhoenixError (RuntimeError)  Phoenix did not answer, refused the API key, or refused a request
     ├── AnswerabilityError (RuntimeError)
     │   │                            the provider failed or returned no valid assessment; never a verdict
     │   └── RecordingMismatchError   a recording answered other inputs (question, draft, context, prompt)
@@ -133,6 +136,27 @@ class RunStoreError(AnswerlensError):
         self.whole_file = whole_file
         self.detail = message
         super().__init__(f"{message} — {remedy}")
+
+
+class TraceError(AnswerlensError, ValueError):
+    """A trace (an OTLP JSON file, or spans read from Phoenix) cannot become a sample; the message says why and
+    what to do. ``choices`` lists the retriever spans to pick from when several fit and none was named."""
+
+    def __init__(self, message: str, *, choices: Sequence[Any] = ()) -> None:
+        self.choices = tuple(choices)
+        super().__init__(message)
+
+
+class PhoenixError(AnswerlensError, RuntimeError):
+    """A Phoenix server did not answer, refused the API key, or refused a request. ``kind`` is a short code
+    (``unreachable``, ``unauthorized``, ``not_found``, ``refused``, ``bad_reply``), ``remedy`` says what to do.
+    Messages never hold the API key (it is sent only as a header)."""
+
+    def __init__(self, message: str, *, kind: str, remedy: str | None = None) -> None:
+        self.kind = kind
+        self.remedy = remedy
+        self.detail = message
+        super().__init__(message if remedy is None else f"{message} — {remedy}")
 
 
 class ClaimVerificationError(AnswerlensError, RuntimeError):
