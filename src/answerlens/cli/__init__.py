@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from answerlens.cli.common import EXIT_BAD_INPUT, EXIT_PROVIDER, UsageError, fail
 
-COMMANDS = ("assess", "verify", "report", "render", "trial", "sweep", "claims", "model")
+COMMANDS = ("assess", "verify", "report", "render", "trial", "sweep", "claims", "model", "traces")
 """The command modules under ``answerlens.cli``, in the order ``--help`` lists them."""
 
 
@@ -36,13 +36,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error already printed as one line
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
-    from answerlens.errors import AnswerabilityError, AnswerlensError, RecordingMismatchError
+    from answerlens.errors import AnswerabilityError, AnswerlensError, PhoenixError, RecordingMismatchError
 
     try:
         return int(args.handler(args))
     except RecordingMismatchError as exc:  # the inputs are wrong for this recording: nothing was called
         return fail(EXIT_BAD_INPUT, str(exc))
-    except AnswerabilityError as exc:
+    except (AnswerabilityError, PhoenixError) as exc:  # the model, or Phoenix, could not be asked
         return fail(EXIT_PROVIDER, str(exc))
     except (AnswerlensError, UsageError, ValueError, OSError) as exc:
         return fail(EXIT_BAD_INPUT, str(exc))

@@ -12,7 +12,7 @@ from answerlens.errors import TraceError
 from answerlens.trace_import import TraceSource
 from answerlens.traces.otlp import read_otlp, spans_of_text
 from answerlens.traces.phoenix import Phoenix
-from answerlens.traces.retrieval import Imported, documents_of, kind_wanted, sample_from
+from answerlens.traces.retrieval import COUNT_LIMIT_HELP, Imported, documents_of, kind_wanted, sample_from
 from answerlens.traces.spans import TraceSpan, in_trace, kinds, normalized_id
 
 RECENT = 20
@@ -78,7 +78,8 @@ def choose(spans: Sequence[TraceSpan], wanted: Wanted, where: str) -> TraceSpan:
         if named[0].kind != kind:
             raise TraceError(f"span {wanted.span_id} ({named[0].name!r}) of {where} is a {named[0].kind} span, not a "
                              f"{kind}: name a {kind} span" + ("" if wanted.reranker else
-                                                             " (or pass --reranker for a RERANKER span's output)"))
+                                                             " (or pass --reranker for a RERANKER span's output)")
+                             + _dropped(named))
         return named[0]
     scope = list(spans)
     if wanted.trace_id is not None:
@@ -89,11 +90,22 @@ def choose(spans: Sequence[TraceSpan], wanted: Wanted, where: str) -> TraceSpan:
     found = [span for span in scope if span.kind == kind]
     if not found:
         raise TraceError(f"{where} has no {kind} span (its spans: {kinds(scope)}); import a trace with a retrieval "
-                         "step" + ("" if wanted.reranker else ", or pass --reranker for a RERANKER span"))
+                         "step" + ("" if wanted.reranker else ", or pass --reranker for a RERANKER span")
+                         + _dropped(scope))
     if len(found) > 1:
         raise TraceError(f"{where} has {len(found)} {kind} spans: choose one by its span id",
                          choices=[SpanChoice.of(span) for span in found])
     return found[0]
+
+
+def _dropped(spans: Sequence[TraceSpan]) -> str:
+    """What to say when the tracer dropped attributes: the SDK drops the oldest first, and the span kind is
+    usually set first, so a retriever whose attributes overflowed no longer says it is one."""
+    lossy = [span for span in spans if span.dropped_attributes]
+    if not lossy:
+        return ""
+    return (f". The tracer dropped attributes of {len(lossy)} span(s) (the span kind and documents among them, "
+            f"perhaps): {COUNT_LIMIT_HELP}")
 
 
 def import_phoenix(phoenix: Phoenix, project: str, wanted: Wanted = Wanted(), *, recent: int = RECENT) -> Imported:

@@ -22,6 +22,8 @@ RETRIEVER, RERANKER, LLM = "RETRIEVER", "RERANKER", "LLM"
 RETRIEVED = "retrieval.documents"
 RERANKED = "reranker.output_documents"
 _FIELD = re.compile(r"^(?P<position>\d+)\.document\.(?P<field>id|content|score|metadata)(?:\.(?P<rest>.+))?$")
+COUNT_LIMIT_HELP = ("raise OTEL_ATTRIBUTE_COUNT_LIMIT (default 128) or OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT in the traced "
+                    "application and trace the question again")
 LENGTH_LIMIT_HELP = ("an attribute length limit: OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT (or "
                      "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT, or SpanLimits(max_span_attribute_length=…) in code); "
                      "raise or unset it in the traced application and trace the question again")
@@ -125,8 +127,7 @@ def _check(span: TraceSpan, documents: list[Document], what: str) -> None:
     field = RERANKED if span.kind == RERANKER else RETRIEVED
     if span.dropped_attributes:
         raise TraceError(f"the tracer dropped {span.dropped_attributes} attribute(s) of {what}, so documents may be "
-                         "missing: raise OTEL_ATTRIBUTE_COUNT_LIMIT (default 128) or OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT "
-                         "in the traced application and trace the question again")
+                         f"missing: {COUNT_LIMIT_HELP}")
     if not documents:
         raise TraceError(f"{what} has no documents ({field}.N.document.*): nothing to assess; pick a span that "
                          "retrieved something")

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.errors import PhoenixError, TraceError
-from answerlens.traces.annotations import DocumentVerdict, document_annotations, document_verdicts, span_annotation
 from answerlens.trace_import import TraceImport, TraceSource
+from answerlens.traces.annotations import DocumentVerdict, document_annotations, document_verdicts, span_annotation
 from answerlens.traces.phoenix import Phoenix
 from answerlens.traces.retrieval import documents_of
 from answerlens.verification import verify_assessment
