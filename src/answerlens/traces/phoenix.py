@@ -166,7 +166,7 @@ class Phoenix:
         try:
             return response.json()
         except ValueError:
-            raise self._bad_reply(f"its reply to {method} {path}") from None
+            raise self._bad_reply(f"JSON (to {method} {path})") from None
 
     def _refusal(self, method: str, path: str, response: httpx.Response, project: str | None) -> PhoenixError:
         status = response.status_code

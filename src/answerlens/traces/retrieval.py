@@ -136,6 +136,11 @@ def _check(span: TraceSpan, documents: list[Document], what: str) -> None:
         raise TraceError(f"{_positions(empty)} of {what} {'has' if len(empty) == 1 else 'have'} no content "
                          f"({field}.N.document.content): record document content in the retriever's "
                          "instrumentation (OpenInference records it unless told not to) and trace again")
+    uuids = [str(UUID(document.id)) for document in documents if document.id is not None and _is_uuid(document.id)]
+    repeated = sorted({identifier for identifier in uuids if uuids.count(identifier) > 1})
+    if repeated:
+        raise TraceError(f"several documents of {what} have the id {repeated[0]}: a record's id is its document's "
+                         "when that is a UUID, and record ids must be unique; deduplicate the retriever's results")
     cut = _cut_at(span, documents)
     if cut is not None:
         length, positions = cut
