@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if not found:
         raise UsageError(f"{path}: no assessment found (expected an assessment or a trial result file)")
     bundle = load_source(args.bundle) if args.bundle else None
+    sample = _imported_sample(args.bundle)
     bundles, other = _trial_checks(path, result, args.dataset)
     for problem in other:
         print(f"{path}: {problem}")
@@ -68,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{_label(item)}: note: {mark}")
         if isinstance(item.data, dict) and provenance_note(item.data):
             uncovered += 1
-        problems = verification_problems(item.data, bundles.get(item.question_id, bundle))
+        problems = (*verification_problems(item.data, bundles.get(item.question_id, bundle)),
+                    *_import_checks(item, sample))
         if problems:
             failures += 1
             for problem in problems:
@@ -183,6 +185,25 @@ def verification_problems(assessment: Any, bundle: Any) -> tuple[str, ...]:
     from answerlens.verification import verify_assessment
 
     return verify_assessment(assessment, bundle=bundle).problems
+
+
+def _imported_sample(path: str | None) -> dict[str, Any] | None:
+    """A sample imported from a trace, given as ``--bundle``: its import block is checked against the assessment's."""
+    from answerlens.traces.checks import sample_of
+
+    return sample_of(path)
+
+
+def _import_checks(item: FoundAssessment, sample: dict[str, Any] | None) -> list[str]:
+    """Prints where an imported sample's evidence came from (nothing for a hand-made sample's); its problems."""
+    from answerlens.traces.checks import import_note, import_problems
+
+    if not isinstance(item.data, dict):
+        return []
+    note = import_note(item.data)
+    if note:
+        print(f"{_label(item)}: note: {note}")
+    return import_problems(item.data, sample)
 
 
 def _label(item: FoundAssessment) -> str:

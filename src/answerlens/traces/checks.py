@@ -5,6 +5,7 @@ given the sample it was made from, that the sample names the same span and holds
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,6 +23,16 @@ def import_block(data: Mapping[str, Any]) -> TraceImport | None:
         return TraceImport.model_validate(block)
     except ValidationError:
         return None
+
+
+def sample_of(path: str | None) -> dict[str, Any] | None:
+    """The JSON of a sample file that carries an import block (None for anything else, or no path)."""
+    if not path:
+        return None
+    from answerlens.json_reader import read_json
+
+    data = read_json(Path(path))
+    return data if isinstance(data, dict) and data.get(IMPORT_KEY) is not None else None
 
 
 def import_note(data: Mapping[str, Any]) -> str | None:
