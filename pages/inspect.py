@@ -11,7 +11,7 @@ from answerlens.ui.common.endpoint import assess_blocker, choice_key
 from answerlens.ui.common.endpoint_view import blocked_html
 from answerlens.ui.common.navigation_view import ensure_app_navigation
 from answerlens.ui.common.ready_view import mark
-from answerlens.ui.inspect import history_view
+from answerlens.ui.inspect import history_view, writeback_view
 from answerlens.ui.inspect import view as result_view
 from answerlens.ui.inspect.viewmodel import inputs_of
 
@@ -24,7 +24,7 @@ st.title("Inspect")
 st.caption("Does the packed evidence establish what the question asks? See the verdict, and why.")
 
 history_view.open_link("inspect", SAMPLES)  # ?run=<evaluation_id>: before the inputs it restores are drawn
-source = source_picker.pick("inspect", APP_ROOT)
+source = source_picker.pick("inspect", APP_ROOT, traces=True)
 source_picker.prefill("inspect", source)
 choice = endpoint.panel("inspect", source)
 
@@ -57,4 +57,5 @@ if not result_view.progress("inspect") and not result_view.show_failure("inspect
         history_view.keep_link("inspect", entry)
         opinion = result_view.opinion_for("inspect", entry, source, second_opinion)
         result_view.show("inspect", entry, now, second_opinion=second_opinion, opinion=opinion)
+        writeback_view.panel("inspect", entry)  # an imported sample's verdict, onto its span in Phoenix
 mark("inspect")

@@ -16,7 +16,7 @@ from answerlens.cli import main
 from answerlens.explanation import why
 from tests.context_server import context_server
 from tests.phoenix_server import Phoenix
-from tests.traces.conftest import document_annotations, send, span_annotations
+from tests.traces.phoenix_reads import document_annotations, send, span_annotations
 from tests.traces.pipeline import ANSWER, QUESTION, OtlpJsonLines, provider, run_pipeline
 
 REQUIREMENTS = {"Which database does the dashboard API use?": "Postgres 16",

@@ -11,7 +11,7 @@ import pytest
 from answerlens.cli import main
 from tests.paths import SAMPLES
 from tests.phoenix_server import ADMIN_SECRET, Phoenix, free_port
-from tests.traces.conftest import send
+from tests.traces.phoenix_reads import send
 from tests.traces.pipeline import Document, OtlpJsonLines, otlp_json, provider, run_pipeline
 
 

@@ -86,8 +86,10 @@ def _keep(prefix: str, run: runner.Run, source: Source, question: str, answer: s
         return
     st.session_state.pop(failure_key, None)
     label, note = provenance.source_label(run.assessment)
+    origin = source.sample.trace_import if source.sample is not None else None
+    assessment = run.assessment.model_copy(update={"trace_import": origin}) if origin else run.assessment
     entry = history.add(st.session_state, source=source.title, source_name=source.name, question=question.strip(),
-                        answer=answer.strip() if answer else None, assessment=run.assessment,
+                        answer=answer.strip() if answer else None, assessment=assessment,
                         context=source.context, label=label, note=note, seconds=run.seconds, opinion=run.opinion)
     asked: Inputs | None = st.session_state.pop(f"{prefix}.asked", None)
     st.session_state[f"{prefix}.{SHOWN}"] = (entry.number, asked.endpoint if asked is not None else None)
