@@ -11,7 +11,7 @@ from answerlens.ui.common.endpoint import assess_blocker, choice_key
 from answerlens.ui.common.endpoint_view import blocked_html
 from answerlens.ui.common.navigation_view import ensure_app_navigation
 from answerlens.ui.common.ready_view import mark
-from answerlens.ui.inspect import history_view, writeback_view
+from answerlens.ui.inspect import history_view
 from answerlens.ui.inspect import view as result_view
 from answerlens.ui.inspect.viewmodel import inputs_of
 
@@ -57,5 +57,4 @@ if not result_view.progress("inspect") and not result_view.show_failure("inspect
         history_view.keep_link("inspect", entry)
         opinion = result_view.opinion_for("inspect", entry, source, second_opinion)
         result_view.show("inspect", entry, now, second_opinion=second_opinion, opinion=opinion)
-        writeback_view.panel("inspect", entry)  # an imported sample's verdict, onto its span in Phoenix
 mark("inspect")

@@ -27,7 +27,7 @@ def test_a_block_reads_and_maps_memories_back_to_positions() -> None:
     assert block.source == TraceSource.PHOENIX
     assert (block.position_of(UUID(int=2)), block.position_of(UUID(int=9))) == (1, None)
     assert block.describe() == (f"Phoenix, project 'rag': trace {'ab' * 16}, span {'cd' * 8}, documents 0, 1")
-    assert import_facts(block) == [("evidence from", block.describe()), ("span_sha256", "e" * 64)]
+    assert import_facts(block) == [("evidence from", block.describe())]
     assert import_facts(None) == []
 
 

@@ -68,7 +68,8 @@ class TraceImport(BaseModel):
 
 
 def import_facts(block: TraceImport | None) -> list[tuple[str, Any]]:
-    """The audit rows the Inspect page and the report show for an imported sample's assessment."""
+    """The audit row the Inspect page and the report show for an imported sample's assessment (its span_sha256 is in
+    the assessment's JSON, which the report embeds)."""
     if block is None:
         return []
-    return [("evidence from", block.describe()), ("span_sha256", block.span_sha256)]
+    return [("evidence from", block.describe())]

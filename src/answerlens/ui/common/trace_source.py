@@ -98,7 +98,7 @@ def choices_html(choices: Sequence[SpanChoice]) -> str:
         + f"<td><code>{esc(choice.trace_id)}</code></td>"
         for choice in choices]
     return f'<div data-trace-spans="{len(choices)}">' + table_html(
-        ["started (UTC)", "question", "documents", "span", "span id", "trace id"], rows) + "</div>"
+        ["started (UTC)", "question", "documents", "name", "span id", "trace id"], rows) + "</div>"
 
 
 def written_html(written: Written) -> str:

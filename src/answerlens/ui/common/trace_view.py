@@ -84,7 +84,8 @@ def _open_form(prefix: str, mode: str, choices: list[SpanChoice]) -> None:
                              format_func=lambda key: trace_source.choice_label(by_id[key]))
     with_answer = right.checkbox("Draft from the LLM span", key=f"{prefix}.trace_answer",
                                  help="check the trace's LLM output as the draft answer, claim by claim")
-    if not st.button("Open", key=f"{prefix}.trace_open", type="primary", icon=":material/input:") or not span_id:
+    if not st.button("Open this span", key=f"{prefix}.trace_open", type="primary", icon=":material/input:") \
+            or not span_id:
         return
     try:
         if mode == MODES[0]:

@@ -35,7 +35,7 @@ from answerlens.ui.common.endpoint_view import Choice
 from answerlens.ui.common.inputs import seed
 from answerlens.ui.common.runner import Failure
 from answerlens.ui.common.sources import Source
-from answerlens.ui.inspect import job, viewmodel
+from answerlens.ui.inspect import job, viewmodel, writeback_view
 from answerlens.ui.inspect.history_view import SHOWN
 from answerlens.ui.inspect.viewmodel import Inputs
 
@@ -208,6 +208,7 @@ def show(prefix: str, entry: history.Entry, now: Inputs, *, second_opinion: bool
         with left:
             focus = _verdict(prefix, entry, shown, stale=bool(changes))
             _downloads(prefix, entry)
+            writeback_view.panel(prefix, entry)  # an imported sample's verdict, onto its span in Phoenix
         with right:
             _context(prefix, entry, shown, focus)
             _audit(entry)
