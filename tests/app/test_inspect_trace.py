@@ -4,8 +4,9 @@ list a project's retriever spans, open one, assess it, write the verdict back, r
 from __future__ import annotations
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import assert_clean, assess, html, notices, start, verdicts
+from tests.app.conftest import APP, assert_clean, assess, html, notices, start, verdicts
 from tests.context_server import context_server
 from tests.phoenix_server import Phoenix, free_port
 from tests.traces.phoenix_reads import document_annotations, send, span_annotations
@@ -54,6 +55,14 @@ def test_open_a_span_from_phoenix_assess_it_and_write_the_verdict_back(
     assert annotation["result"]["label"] == "answer_partially"
     assert [d["label"] for d in document_annotations(phoenix, project, traced.retriever_span_id)] == [
         "accepted", "not cited", "not cited"]
+
+    # The stored run reopens by its link (verified as it is read back) with its import block: still writable.
+    reopened = AppTest.from_file(APP, default_timeout=30)
+    reopened.query_params["run"] = annotation["identifier"]
+    reopened.run()
+    assert_clean(reopened)
+    assert verdicts(reopened) == ["partial"] and "evidence from" in html(reopened)
+    assert "inspect.writeback_go" in [button.key for button in reopened.button]
 
 
 def test_a_phoenix_that_does_not_answer_is_said_in_place() -> None:
