@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from answerlens.assessment import AnswerabilityAssessment
+from answerlens.errors import AnswerlensError
 from answerlens.html.escape import esc
-from answerlens.html.markup import cell, table_html
+from answerlens.html.markup import cell, notice_html, table_html
 from answerlens.traces.importer import SpanChoice, Wanted, file_choices, import_phoenix, import_text, recent_choices
 from answerlens.traces.otlp import spans_of_text
 from answerlens.traces.phoenix import API_KEY_ENV, Phoenix
@@ -99,6 +100,13 @@ def choices_html(choices: Sequence[SpanChoice]) -> str:
         for choice in choices]
     return f'<div data-trace-spans="{len(choices)}">' + table_html(
         ["started (UTC)", "question", "documents", "name", "span id", "trace id"], rows) + "</div>"
+
+
+def failure_html(title: str, exc: AnswerlensError) -> str:
+    """A refused source or write, with what to do (a ``PhoenixError``'s remedy apart from its message)."""
+    remedy = getattr(exc, "remedy", None)
+    detail = getattr(exc, "detail", None) if remedy else None
+    return notice_html("error", title, detail or str(exc), remedy=remedy)
 
 
 def written_html(written: Written) -> str:

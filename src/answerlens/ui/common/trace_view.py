@@ -101,6 +101,4 @@ def _open_form(prefix: str, mode: str, choices: list[SpanChoice]) -> None:
 
 
 def _failed(title: str, exc: AnswerlensError) -> None:
-    remedy = getattr(exc, "remedy", None)
-    detail = getattr(exc, "detail", None) if remedy else None
-    st.html(notice_html("error", title, detail or str(exc), remedy=remedy))
+    st.html(trace_source.failure_html(title, exc))

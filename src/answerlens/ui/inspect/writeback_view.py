@@ -6,7 +6,6 @@ from __future__ import annotations
 import streamlit as st
 
 from answerlens.errors import AnswerlensError
-from answerlens.html.markup import notice_html
 from answerlens.tracing.attributes import run_url
 from answerlens.tracing.base import app_url
 from answerlens.ui.common import history, trace_source
@@ -39,8 +38,6 @@ def panel(prefix: str, entry: history.Entry) -> None:
         if done is None or done[0] != a.evaluation_id:
             return
         if isinstance(done[1], AnswerlensError):
-            remedy = getattr(done[1], "remedy", None)
-            st.html(notice_html("error", "Nothing was written to Phoenix",
-                                getattr(done[1], "detail", None) if remedy else str(done[1]), remedy=remedy))
+            st.html(trace_source.failure_html("Nothing was written to Phoenix", done[1]))
         else:
             st.html(trace_source.written_html(done[1]))
