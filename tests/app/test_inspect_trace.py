@@ -78,3 +78,16 @@ def test_the_samples_have_no_write_back() -> None:
     at.radio(key="inspect.provider").set_value("Recorded response").run()
     assess(at)
     assert verdicts(at) and "inspect.writeback_go" not in [b.key for b in at.button]
+
+
+def test_what_the_import_noticed_is_said_under_the_opened_span(phoenix: Phoenix) -> None:
+    from tests.traces.pipeline import Document
+
+    send(phoenix, "app-notes", documents=(Document("The dashboard API stores its data in Postgres 16."),),
+         question="Which database?")
+    at = start()
+    from_phoenix(at, phoenix.url, "app-notes")
+    at.button(key="inspect.trace_open").click().run()
+    assert_clean(at)
+    assert any("document 0 has no id: it is named doc0" in note for note in notices(at.main, "info"))
+    assert at.text_area(key="inspect.question").value == "Which database?"

@@ -48,7 +48,7 @@ def read_upload(data: bytes, name: str) -> FileSpans:
     return FileSpans(name, text, tuple(spans_of_text(text, name)))
 
 
-def open_file(upload: FileSpans, span_id: str, *, with_answer: bool) -> Source:
+def open_file(upload: FileSpans, span_id: str, *, with_answer: bool) -> Opened:
     return source_of(import_text(upload.text, upload.name, Wanted(span_id=span_id, with_answer=with_answer)))
 
 
@@ -61,7 +61,7 @@ def list_phoenix(url: str, project: str) -> list[SpanChoice]:
         return recent_choices(client, project)
 
 
-def open_phoenix(url: str, project: str, span_id: str, *, with_answer: bool) -> Source:
+def open_phoenix(url: str, project: str, span_id: str, *, with_answer: bool) -> Opened:
     with phoenix(url) as client:
         return source_of(import_phoenix(client, project, Wanted(span_id=span_id, with_answer=with_answer)))
 
@@ -71,11 +71,20 @@ def write(url: str, project: str | None, assessment: AnswerabilityAssessment, ru
         return write_verdict(client, assessment, project=project or None, run_url=run_url)
 
 
-def source_of(imported: Imported) -> Source:
+@dataclass(frozen=True)
+class Opened:
+    """A span opened as the page's source, and what the import noticed (e.g. a document with no id)."""
+
+    source: Source
+    notes: tuple[str, ...] = ()
+
+
+def source_of(imported: Imported) -> Opened:
     sample = imported.sample
     block = sample.trace_import
     assert block is not None
-    return Source(name=f"span {block.span_id}", bundle=sample.load(f"span {block.span_id}"), sample=sample)
+    source = Source(name=f"span {block.span_id}", bundle=sample.load(f"span {block.span_id}"), sample=sample)
+    return Opened(source, imported.notes)
 
 
 def key_note() -> str:

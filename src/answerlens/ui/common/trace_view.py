@@ -26,11 +26,16 @@ def pick(prefix: str) -> Source | None:
     if choices:
         st.html(trace_source.choices_html(choices))
         _open_form(prefix, mode, choices)
-    opened: Source | None = st.session_state.get(f"{prefix}.trace_opened")
-    if opened is not None and opened.sample is not None:
-        st.html(f'<p class="al-muted" style="margin:0" data-trace-opened="{esc(opened.name)}">'
-                f"{esc(opened.sample.description)}</p>")
-    return opened
+    opened: trace_source.Opened | None = st.session_state.get(f"{prefix}.trace_opened")
+    if opened is None:
+        return None
+    source = opened.source
+    if source.sample is not None:
+        st.html(f'<p class="al-muted" style="margin:0" data-trace-opened="{esc(source.name)}">'
+                f"{esc(source.sample.description)}</p>")
+    for note in opened.notes:
+        st.html(notice_html("info", note))
+    return source
 
 
 def _file_choices(prefix: str) -> list[SpanChoice]:
