@@ -25,9 +25,9 @@ import httpx
 from memory import high_water_mib, peak_mib
 
 from answerlens import AnswerabilityConfig
+from answerlens.engine.sweep import run_sweep
 from answerlens.loading import load_bundle
 from answerlens.prompts import SYSTEM_PROMPT
-from answerlens.sweeps.run import run_sweep
 from answerlens.tokens import token_count
 from answerlens.trials.preflight import check_endpoints
 

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 from answerlens import AnswerabilityConfig
+from answerlens.engine.runner import run_trial
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.log import TrialSample
-from answerlens.trials.runner import run_trial
 
 
 def question(index: int) -> str:

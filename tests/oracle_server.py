@@ -1,7 +1,8 @@
 """A loopback OpenAI-compatible/Ollama server that answers each question from a table (trials, benchmarks).
 
 The reply for a request is chosen by the QUESTION line of its user message, so concurrent requests from a
-trial run get their own scripted judgement. A question mapped to an int answers with that HTTP status.
+trial run get their own scripted judgement. A question mapped to an int answers with that HTTP status; to a list,
+with its items in turn (the Nth request for that question gets the Nth item, cycling).
 
 ``hold_after=N`` answers the first N requests and holds every later one until ``release`` is set, so a test can
 act on a run at an exact point (``wait_held``) instead of after a sleep.
@@ -98,6 +99,9 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.delay:
             time.sleep(self.server.delay)
         reply = self.server.replies.get(question)
+        if isinstance(reply, list):  # a sequence: the Nth request for the question gets the Nth reply, cycling
+            with self.server.lock:
+                reply = reply[(self.server.requests[question] - 1) % len(reply)]
         if isinstance(reply, int):
             self._send(reply, {"error": {"message": f"scripted failure {reply}"}})
             return

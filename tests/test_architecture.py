@@ -66,6 +66,7 @@ def test_public_api_is_pinned() -> None:
         "MemoryBundle",
         "PROMPT_SHA256",
         "PROMPT_VERSION",
+        "PathCheck",
         "ProviderMetadata",
         "RequirementOpinion",
         "SYSTEM_PROMPT",
@@ -75,6 +76,7 @@ def test_public_api_is_pinned() -> None:
         "TrialError",
         "TrialResult",
         "TypedEvidence",
+        "VerificationError",
         "VerificationReport",
         "assess_answerability",
         "bundle_evidence",
@@ -85,6 +87,7 @@ def test_public_api_is_pinned() -> None:
         "should_abstain",
         "sweep",
         "verify_assessment",
+        "verify_path",
         "verify_second_opinion",
     ]
     for name in answerlens.__all__:
@@ -191,10 +194,14 @@ def test_the_package_graph_sees_a_cycle_the_module_graph_does_not() -> None:
 
 LAYERS = {
     "html": {"ui", "report"},
-    "report": {"ui"},
+    "report": {"ui", "verification", "engine"},
+    "verification": {"ui", "engine", "cli"},
+    "ui": {"report"},
 }
-"""Packages each package must never import: ``ui`` draws with Streamlit on top of ``html`` (and may offer
-``report``'s downloads); ``report`` writes files with ``html`` alone; ``html`` is pure markup under both."""
+"""Packages each package must never import: ``ui`` draws with Streamlit on top of ``html``; ``report`` renders a
+report's data and findings with ``html`` alone; ``verification`` (every check, and report files made and checked)
+sits above ``report`` and below the ``engine`` that resumes runs with it; nothing in ``ui`` checks anything
+through ``report``."""
 
 
 def test_html_and_report_never_import_the_layers_above_them() -> None:

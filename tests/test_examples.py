@@ -12,8 +12,9 @@ import pytest
 
 from answerlens.cli import main
 from answerlens.recording import HAND_WRITTEN
-from answerlens.second_opinion.document import split_document, verify_document
+from answerlens.second_opinion.document import split_document
 from answerlens.trials.reader import read_trial
+from answerlens.verification.opinion import verify_document
 from tests.paths import REPO, SAMPLES
 
 EXAMPLE = SAMPLES / "trials" / "example"

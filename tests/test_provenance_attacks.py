@@ -14,9 +14,8 @@ import pytest
 from answerlens import AnswerabilityAssessment, verify_assessment
 from answerlens.cli import main
 from answerlens.recording import recording_from_text
-from answerlens.report.document import assessment_report
-from answerlens.report.integrity import verify_report
 from answerlens.samples import load_sample
+from answerlens.verification.report import assessment_report, verify_report
 from tests.paths import PRME, SAMPLES
 
 SAMPLE = SAMPLES / "speech_act_eslint.json"

@@ -46,7 +46,8 @@ def test_the_type_checkers_imports_are_the_table() -> None:
     assert imported == answerlens._EXPORTS
 
 
-@pytest.mark.parametrize("package", ["claims", "second_opinion", "providers", "trials", "report", "ui"])
+@pytest.mark.parametrize("package", ["claims", "second_opinion", "providers", "trials", "report", "ui", "verification",
+                                     "engine"])
 def test_a_sub_package_exports_nothing_of_its_own(package: str) -> None:
     tree = ast.parse((REPO / "src" / "answerlens" / package / "__init__.py").read_text())
     assert [type(node).__name__ for node in tree.body] == ["Expr"], "a docstring only"

@@ -13,9 +13,8 @@ import pytest
 from answerlens import verify_assessment
 from answerlens.audit import provenance, provenance_sha256
 from answerlens.cli import main
-from answerlens.report.document import assessment_report
-from answerlens.report.integrity import verify_report
 from answerlens.samples import load_sample
+from answerlens.verification.report import assessment_report, verify_report
 from tests.paths import SAMPLES
 
 CASES = [("auditable_uuid_citations", "Which database is current?"),

@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from answerlens import AnswerabilityConfig  # noqa: E402
+from answerlens.engine.sweep import run_sweep  # noqa: E402
 from answerlens.samples import load_sample  # noqa: E402
-from answerlens.sweeps.run import run_sweep  # noqa: E402
 from tests.context_server import context_server  # noqa: E402
 
 SAMPLE = ROOT / "sample_bundles" / "sweep_budget_cut.json"

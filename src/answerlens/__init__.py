@@ -30,12 +30,14 @@ if TYPE_CHECKING:
     from answerlens.claims.verifier import bundle_evidence as bundle_evidence
     from answerlens.config import AnswerabilityConfig as AnswerabilityConfig
     from answerlens.config import EvidencePolicy as EvidencePolicy
+    from answerlens.engine.sweep import sweep as sweep
     from answerlens.errors import AnswerabilityError as AnswerabilityError
     from answerlens.errors import AnswerlensError as AnswerlensError
     from answerlens.errors import BundleError as BundleError
     from answerlens.errors import ClaimVerificationError as ClaimVerificationError
     from answerlens.errors import DatasetError as DatasetError
     from answerlens.errors import TrialError as TrialError
+    from answerlens.errors import VerificationError as VerificationError
     from answerlens.evaluator import AnswerabilityEvaluator as AnswerabilityEvaluator
     from answerlens.evaluator import assess_answerability as assess_answerability
     from answerlens.loading import load_bundle as load_bundle
@@ -52,17 +54,18 @@ if TYPE_CHECKING:
     from answerlens.second_opinion.models import SecondOpinion as SecondOpinion
     from answerlens.second_opinion.models import TypedEvidence as TypedEvidence
     from answerlens.second_opinion.opinion import second_opinion_for as second_opinion_for
-    from answerlens.second_opinion.verification import verify_second_opinion as verify_second_opinion
     from answerlens.sweeps.result import SweepResult as SweepResult
-    from answerlens.sweeps.run import sweep as sweep
     from answerlens.trials.result import TrialResult as TrialResult
     from answerlens.verdict import AnswerabilityAction as AnswerabilityAction
     from answerlens.verdict import AnswerabilityStatus as AnswerabilityStatus
     from answerlens.verdict import AnswerabilityVerdict as AnswerabilityVerdict
-    from answerlens.verification import VerificationReport as VerificationReport
-    from answerlens.verification import verify_assessment as verify_assessment
+    from answerlens.verification.assessment import VerificationReport as VerificationReport
+    from answerlens.verification.assessment import verify_assessment as verify_assessment
+    from answerlens.verification.opinion import verify_second_opinion as verify_second_opinion
+    from answerlens.verification.outcome import PathCheck as PathCheck
+    from answerlens.verification.path import verify_path as verify_path
 
-__version__ = "0.1.0"
+from answerlens.version import __version__ as __version__
 
 _EXPORTS: dict[str, str] = {
     "AnswerabilityAction": "answerlens.verdict",
@@ -91,6 +94,7 @@ _EXPORTS: dict[str, str] = {
     "FlagCode": "answerlens.second_opinion.models",
     "MemoryBundle": "answerlens.records",
     "PROMPT_SHA256": "answerlens.prompts",
+    "PathCheck": "answerlens.verification.outcome",
     "PROMPT_VERSION": "answerlens.prompts",
     "ProviderMetadata": "answerlens.assessment",
     "RequirementOpinion": "answerlens.second_opinion.models",
@@ -101,7 +105,8 @@ _EXPORTS: dict[str, str] = {
     "TrialError": "answerlens.errors",
     "TrialResult": "answerlens.trials.result",
     "TypedEvidence": "answerlens.second_opinion.models",
-    "VerificationReport": "answerlens.verification",
+    "VerificationError": "answerlens.errors",
+    "VerificationReport": "answerlens.verification.assessment",
     "assess_answerability": "answerlens.evaluator",
     "bundle_evidence": "answerlens.claims.verifier",
     "derive_assessment": "answerlens.assessment",
@@ -109,9 +114,10 @@ _EXPORTS: dict[str, str] = {
     "render_bundle": "answerlens.render",
     "second_opinion_for": "answerlens.second_opinion.opinion",
     "should_abstain": "answerlens.abstention",
-    "sweep": "answerlens.sweeps.run",
-    "verify_assessment": "answerlens.verification",
-    "verify_second_opinion": "answerlens.second_opinion.verification",
+    "sweep": "answerlens.engine.sweep",
+    "verify_assessment": "answerlens.verification.assessment",
+    "verify_path": "answerlens.verification.path",
+    "verify_second_opinion": "answerlens.verification.opinion",
 }
 """Every public name, and the module that defines it."""
 

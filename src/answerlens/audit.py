@@ -74,6 +74,13 @@ def configuration_sha256(public_dump: Mapping[str, Any]) -> str:
     return sha256_text(canonical_json_ascii(public_dump))
 
 
+def manifest_sha256(manifest: Mapping[str, Any]) -> str:
+    """A trial's or sweep's identity: everything that shapes what it asked and how it is summarised (its question
+    or cases, bundle or dataset, settings, repeats, prompt, configuration, second opinion), in canonical JSON. Every
+    sample and result of the run records it; a sample recording another is not of this run."""
+    return sha256_text(canonical_json_ascii(dict(manifest)))
+
+
 def evaluation_id(identity: Mapping[str, Any]) -> str:
     """Fixed-input identity shared by repeats: a hash of the six input hashes and the prompt version."""
     return sha256_text(canonical_json_ascii({field: identity[field] for field in IDENTITY_FIELDS}))

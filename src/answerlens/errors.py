@@ -9,6 +9,9 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     │   └── TrialLockError           another runner holds the run folder's lock (names its pid and start time)
     ├── LocalModelError              the embedded llama.cpp server cannot start (runtime, GGUF, port)
     ├── ReportError (ValueError)     a file is not an answerlens HTML report, or its embedded data cannot be read
+    ├── VerificationError (ValueError)
+    │                                ``verify_path`` was given what it does not verify, or an option that does not
+    │                                apply to it (a file that does not verify is a finding, never this)
     ├── RecordingError (ValueError)  a reply file is not a recording (e.g. a bundle), or is malformed
     ├── RunStoreError                the app's run history file cannot be read or written: names it and the remedy
     ├── TraceError (ValueError)      a trace cannot be imported: not OTLP JSON, no retriever span, no documents,
@@ -100,6 +103,11 @@ class AnswerabilityError(AnswerlensError, RuntimeError):
         self.detail = message
         text = message if remedy is None else f"{message} — {remedy}"
         super().__init__(text)
+
+
+class VerificationError(AnswerlensError, ValueError):
+    """``verify_path`` cannot verify this path as asked: it is none of the things verify reads, or an option (a
+    bundle, a dataset) does not apply to what it is."""
 
 
 class RecordingError(AnswerlensError, ValueError):

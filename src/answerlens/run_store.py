@@ -33,11 +33,11 @@ from pydantic import BaseModel, ValidationError
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.errors import RunStoreError
 from answerlens.html.provenance import source_label
-from answerlens.report.checks import citable_context, format_of, input_problems
 from answerlens.report.embedded import AssessmentData
 from answerlens.second_opinion.models import SecondOpinion
-from answerlens.second_opinion.verification import verify_second_opinion
-from answerlens.verification import provenance_note, verify_assessment
+from answerlens.verification.assessment import provenance_note, verify_assessment
+from answerlens.verification.inputs import citable_context, format_of, input_problems
+from answerlens.verification.opinion import verify_second_opinion
 
 _Model = TypeVar("_Model", bound=BaseModel)
 

@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from answerlens import local_model
 from answerlens.local_model import WIRING_MARK, LocalServer
-from answerlens.report import download as report_download
+from answerlens.ui.common import report_file as report_download
 from answerlens.ui.common.local_model_view import host
 from answerlens.ui.inspect.job import AssessJob
 from tests.app.conftest import assert_clean, choose_sample, html, notices, settle, start, verdicts

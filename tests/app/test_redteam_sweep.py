@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from answerlens.sweeps.run import run_sweep
+from answerlens.engine.sweep import run_sweep
 from answerlens.ui.packing import sweeps
 from tests.app.conftest import assert_clean, html, start
 from tests.context_server import context_server
@@ -43,3 +44,21 @@ def test_the_stored_sweeps_list_shows_controls_in_a_question_as_code_points() ->
     [option] = [item for item in at.selectbox(key="packing.sweep_pick").options if "evil" in item]
     assert "\u202e" not in option and "\u200b" not in option and "\u2066" not in option
     assert "⟨U+202E⟩evil⟨U+202C⟩" in option and "⟨U+2066⟩" in option
+
+
+def test_a_stored_sweep_with_an_edited_verdict_opens_as_not_verified() -> None:
+    """What verify says is what the page says (issue 29): the grid of a sweep that does not verify is not shown
+    as valid, and the notice names the problem."""
+    ident, out = stored_sweep()
+    [sample] = (out / "samples").glob("*.json")
+    data = json.loads(sample.read_text())
+    data["assessment"]["verdict"], data["assessment"]["recommended_action"] = "insufficient", "abstain"
+    sample.write_text(json.dumps(data, indent=2))
+    at = AppTest.from_file(start()._script_path, default_timeout=30)
+    at.query_params["sweep"] = ident
+    at.run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    page = html(at)
+    assert "This sweep does not verify" in page and "does not follow from the statuses" in page
+    assert 'data-verified="true"' not in page and f'data-sweep="{ident}" data-verified="false"' in page

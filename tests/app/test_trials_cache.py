@@ -12,9 +12,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from answerlens import AnswerabilityConfig
+from answerlens.engine.runner import run_trial
 from answerlens.trials import folder
 from answerlens.trials.dataset import load_dataset
-from answerlens.trials.runner import run_trial
 from tests.app.conftest import assert_clean, html, start
 from tests.oracle_server import judgement, oracle_server
 

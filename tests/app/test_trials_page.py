@@ -439,3 +439,28 @@ def test_a_sample_with_a_draft_opened_in_inspect_reopens_from_its_link(server: O
     assert not [text for text in notices(again.main, "warning") if "does not verify" in text]
     assert not [text for text in notices(again.main, "info") if "stored without it" in text]
     assert re.findall(r'data-verdict="(\w+)"', html(again))
+
+
+def test_a_result_that_does_not_verify_opens_as_one_notice_and_no_numbers(tmp_path: Path) -> None:
+    """What verify says is what the page says (issue 29): an edited verdict names its problem, and the numbers and
+    gates are not shown as valid unless asked for, marked NOT VERIFIED."""
+    data = json.loads((SAMPLES / "trials" / "example" / "result.json").read_text(encoding="utf-8"))
+    sample = next(item for item in data["samples"] if item["assessment"] is not None
+                  and item["assessment"]["recommended_action"] == "answer")
+    sample["assessment"]["verdict"], sample["assessment"]["recommended_action"] = "insufficient", "abstain"
+    edited = tmp_path / "result.json"
+    edited.write_text(json.dumps(data, indent=2, ensure_ascii=False))
+    at = start(PAGE)
+    at.radio(key="trials.mode").set_value("Open a result").run()
+    open_path(at, edited)
+    assert_clean(at)
+    page = html(at)
+    assert "This result does not verify" in page and "does not follow from the statuses" in page
+    assert 'data-verified="false"' in page and "data-gates-passed" not in page and not at.get("plotly_chart")
+    at.toggle(key="trials.show_unverified").set_value(True).run()
+    assert "data-gates-passed" in html(at)
+
+
+def test_the_example_result_verifies_on_opening() -> None:
+    page = html(start(PAGE))
+    assert 'data-verified="false"' not in page and 'data-verified="unfinished"' not in page

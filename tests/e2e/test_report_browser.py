@@ -15,8 +15,8 @@ import pytest
 from playwright.sync_api import expect
 
 from answerlens.html import palette
-from answerlens.report.integrity import verify_report
 from answerlens.samples import load_sample
+from answerlens.verification.report import verify_report
 from tests.e2e.conftest import TIMEOUT, choose, radio, settle
 from tests.paths import SAMPLES
 from tests.report import builders

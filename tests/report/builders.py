@@ -18,13 +18,13 @@ from answerlens import (
     MemoryBundle,
     derive_assessment,
 )
-from answerlens.report.document import assessment_report, trial_report
 from answerlens.report.embedded import OPEN, encode
 from answerlens.samples import Sample, list_samples, load_sample
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.second_opinion.opinion import second_opinion_for
 from answerlens.trials.reader import read_trial
 from answerlens.trials.result import TrialResult
+from answerlens.verification.report import assessment_report, trial_report
 from tests.paths import FIXTURES, PRME, SAMPLES
 
 UNASSESSABLE = {"reader_without_citations"}

@@ -14,8 +14,8 @@ from answerlens.html.markup import context_html, hashes_html, verdict_html
 from answerlens.html.provenance import source_label
 from answerlens.html.requirements import requirements_html
 from answerlens.report.assessment import Shown, focus_css, sheets, title
-from answerlens.report.document import assessment_report
 from answerlens.report.embedded import AssessmentData, envelope_of
+from answerlens.verification.report import assessment_report
 from tests.report.builders import SAMPLE_NAMES, embedded, opinion_of, replayed, report_of, sample
 from tests.report.inert import problems, visible_text
 
@@ -177,7 +177,7 @@ def test_prmes_own_assessment_is_reported_as_upstream_wrote_it() -> None:
     import json
 
     from answerlens import load_bundle
-    from answerlens.report.integrity import verify_report
+    from answerlens.verification.report import verify_report
     from tests.paths import PRME
 
     document = json.loads((PRME / "assessments" / "assessment_reader_openai.json").read_text(encoding="utf-8"))

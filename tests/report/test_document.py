@@ -8,9 +8,9 @@ import pytest
 from answerlens import load_bundle
 from answerlens.errors import ReportError
 from answerlens.records import ContextFormat
-from answerlens.render import render_bundle
-from answerlens.report.document import assessed_answer, assessment_report, context_format_of, render, trial_report
+from answerlens.render import context_format_of, render_bundle
 from answerlens.report.embedded import generator
+from answerlens.verification.report import assessed_answer, assessment_report, render, trial_report
 from tests.paths import PRME
 from tests.report.builders import (
     OPINION_SAMPLES,

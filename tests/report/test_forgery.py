@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from answerlens.audit import evaluation_id, sha256_text
-from answerlens.report.document import assessment_report
-from answerlens.report.integrity import verify_report
+from answerlens.verification.report import assessment_report, verify_report
 from tests.forgery import FOREIGN_ID, PUBLISHED, forged, rehashed
 from tests.paths import PRME
 from tests.report.builders import embedded, replayed, report_of, with_data

@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from answerlens.html.trial_rows import questions, samples, stats
-from answerlens.report.document import trial_report
-from answerlens.report.integrity import verify_report
 from answerlens.report.trial import HIDDEN, _flat
 from answerlens.trials.reader import read_trial
+from answerlens.verification.report import trial_report, verify_report
 from tests.report.builders import TRIALS, trial, trial_report_of, unfinished_run
 from tests.report.inert import problems, visible_text
 

@@ -6,7 +6,7 @@ import pytest
 
 from answerlens import AnswerabilityConfig, derive_assessment
 from answerlens.local_model import WIRING_MARK
-from answerlens.report.document import assessment_report, trial_report
+from answerlens.verification.report import assessment_report, trial_report
 from tests.report.builders import sample, trial
 
 

@@ -83,7 +83,7 @@ def test_verify_catches_a_tampered_second_opinion(capsys: pytest.CaptureFixture[
     code, out, _ = run(capsys, "verify", str(path))
     assert code == 1
     assert any(line.startswith(problem) for line in out.splitlines()), out
-    assert out.strip().endswith("1 of 1 assessment(s) have problems")
+    assert out.strip().endswith("problem(s) in assessment of 1 assessment(s)")
 
 
 def test_the_text_report_shows_flags_per_requirement(capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,8 +3,9 @@
 from typing import Any
 
 from answerlens import verify_assessment
-from answerlens.second_opinion.document import output_document, split_document, verify_document
+from answerlens.second_opinion.document import output_document, split_document
 from answerlens.second_opinion.opinion import second_opinion_for
+from answerlens.verification.opinion import verify_document
 from tests.second_opinion.builders import replayed
 
 

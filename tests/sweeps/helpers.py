@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from answerlens import AnswerabilityConfig
 from answerlens.loading import load_bundle
 from answerlens.records import MemoryBundle
@@ -30,3 +32,12 @@ def bundle(context_format: str = "reader", citations: bool = True) -> MemoryBund
 def config(base_url: str) -> AnswerabilityConfig:
     return AnswerabilityConfig(provider="openai", model="context-oracle", base_url=base_url, timeout=10,
                                max_retries=0)
+
+
+def verified(path: Path) -> tuple[int, list[str]]:
+    """(samples counted, problems) of ``verify_sweep``; an unfinished sweep is a problem here."""
+    from answerlens.verification.sweep import verify_sweep
+
+    checked = verify_sweep(path)
+    unfinished = [] if checked.samples.complete else [checked.samples.text]
+    return len(checked.result.samples), [*checked.problems, *unfinished]

@@ -49,7 +49,7 @@ def test_sweep_prints_the_grid_and_the_change_then_verify_and_report_work(
     assert (out / "result.json").exists()
 
     assert main(["verify", str(out)]) == 0
-    assert "ok (sweep: 4 samples re-derived, summary recomputed)" in capsys.readouterr().out
+    assert "ok (sweep: 4 samples re-derived, summary recomputed; 4 of 4 samples)" in capsys.readouterr().out
     report = tmp_path / "sweep.html"
     assert main(["report", str(out), "-o", str(report)]) == 0
     html = report.read_text()

@@ -6,10 +6,9 @@ from pathlib import Path
 import pytest
 
 from answerlens import AnswerabilityConfig
+from answerlens.engine.sweep import run_sweep
 from answerlens.local_model import runtime_installed, start_server
-from answerlens.sweeps.reader import verify_sweep
-from answerlens.sweeps.run import run_sweep
-from tests.sweeps.helpers import QUESTION, bundle_data
+from tests.sweeps.helpers import QUESTION, bundle_data, verified
 
 pytestmark = [
     pytest.mark.local_model,
@@ -41,4 +40,4 @@ async def test_a_two_by_two_sweep_runs_end_to_end_on_the_embedded_model(tmp_path
             assert sample.assessment.provider_metadata is not None
             assert sample.assessment.provider_metadata.engine == "llamacpp"
     assert any(sample.assessment is not None for sample in result.samples)
-    assert verify_sweep(tmp_path / "sweep") == (4, [])
+    assert verified(tmp_path / "sweep") == (4, [])

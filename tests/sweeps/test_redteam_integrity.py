@@ -12,10 +12,10 @@ import pytest
 
 from answerlens import TrialError
 from answerlens.cli import main
-from answerlens.sweeps.reader import read_sweep, verify_sweep
-from answerlens.sweeps.run import run_sweep
+from answerlens.engine.sweep import run_sweep
+from answerlens.sweeps.reader import read_sweep
 from tests.context_server import context_server
-from tests.sweeps.helpers import QUESTION, REQUIREMENTS, bundle_data, config
+from tests.sweeps.helpers import QUESTION, REQUIREMENTS, bundle_data, config, verified
 
 OTHER = "Who owns the billing-api schema migrations, and which PostgreSQL version runs in production?"
 PACKED = "compact_packed-60fda6cc-r000.json"
@@ -52,7 +52,7 @@ def copy(made: Path, tmp_path: Path) -> Path:
 def caught(out: Path) -> str:
     """What verifying ``out`` found: its problems, or why it refused to read the folder."""
     try:
-        return "\n".join(verify_sweep(out)[1])
+        return "\n".join(verified(out)[1])
     except TrialError as exc:
         return str(exc)
 

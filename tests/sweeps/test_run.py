@@ -9,15 +9,15 @@ import pytest
 
 import answerlens
 from answerlens import TrialError
+from answerlens.engine.runner import Progress
+from answerlens.engine.sweep import run_sweep
 from answerlens.sweeps.cut import cell_context
-from answerlens.sweeps.reader import read_sweep, verify_sweep
+from answerlens.sweeps.reader import read_sweep
 from answerlens.sweeps.result import SweepResult
-from answerlens.sweeps.run import run_sweep
 from answerlens.sweeps.settings import Setting, SweepFormat
-from answerlens.trials.runner import Progress
 from tests.context_server import context_server
 from tests.oracle_server import oracle_server
-from tests.sweeps.helpers import NEEDLE, QUESTION, REQUIREMENTS, bundle, bundle_data, config
+from tests.sweeps.helpers import NEEDLE, QUESTION, REQUIREMENTS, bundle, bundle_data, config, verified
 
 CITED = ("reader_cited", "auditable", "compact")
 
@@ -58,8 +58,8 @@ async def test_every_format_in_one_grid_and_the_file_keys_of_the_contract(tmp_pa
         outcome = await run_sweep(QUESTION, bundle_data(), config(server.base_url), out=tmp_path / "sweep",
                                   budgets=["packed", "3"], repeats=1, concurrency=4)
     data = json.loads((tmp_path / "sweep" / "result.json").read_text())
-    assert list(data)[:8] == ["schema_version", "kind", "question", "bundle_sha256", "configuration_sha256",
-                              "repeats", "cells", "changes"]
+    assert list(data)[:9] == ["schema_version", "kind", "question", "bundle_sha256", "configuration_sha256",
+                              "manifest_sha256", "repeats", "cells", "changes"]
     assert data["kind"] == "sweep"
     plain = data["cells"][2]
     assert (plain["format"], plain["budget"], plain["assessable"]) == ("reader_plain", "packed", False)
@@ -122,11 +122,11 @@ async def test_verify_re_derives_every_sample_and_finds_an_edited_summary(tmp_pa
     with context_server(REQUIREMENTS) as server:
         await run_sweep(QUESTION, bundle_data(), config(server.base_url), out=out, formats=["compact"],
                         budgets=["packed", "90%"], repeats=2)
-    assert verify_sweep(out) == (4, [])
+    assert verified(out) == (4, [])
     data = json.loads((out / "result.json").read_text())
     data["cells"][1]["actions"] = {"answer": 2}
     (out / "result.json").write_text(json.dumps(data))
-    count, problems = verify_sweep(out)
+    count, problems = verified(out)
     assert count == 4 and len(problems) == 1 and "cells[1].actions" in problems[0]
 
 
@@ -142,7 +142,7 @@ async def test_the_library_call_returns_a_frozen_result(tmp_path: Path) -> None:
 
 
 async def test_a_second_opinion_counts_its_flags_per_cell(tmp_path: Path) -> None:
-    from answerlens.trials.runner import SecondOpinionSetting
+    from answerlens.engine.runner import SecondOpinionSetting
 
     with context_server(REQUIREMENTS) as server:
         outcome = await run_sweep(QUESTION, bundle_data(), config(server.base_url), out=tmp_path / "sweep",
@@ -151,13 +151,13 @@ async def test_a_second_opinion_counts_its_flags_per_cell(tmp_path: Path) -> Non
     [cell] = outcome.result.cells
     assert cell.flags is not None  # counted (possibly none flagged), and present only with a second opinion
     assert all(sample.second_opinion is not None for sample in outcome.result.samples)
-    assert verify_sweep(tmp_path / "sweep") == (1, [])
+    assert verified(tmp_path / "sweep") == (1, [])
     data = json.loads((tmp_path / "sweep" / "result.json").read_text())
     assert "flags" in data["cells"][0]
 
 
 async def test_verify_checks_each_samples_second_opinion(tmp_path: Path) -> None:
-    from answerlens.trials.runner import SecondOpinionSetting
+    from answerlens.engine.runner import SecondOpinionSetting
 
     out = tmp_path / "sweep"
     with context_server(REQUIREMENTS) as server:
@@ -167,7 +167,7 @@ async def test_verify_checks_each_samples_second_opinion(tmp_path: Path) -> None
     data = json.loads(path.read_text())
     data["second_opinion"]["question"] = "Another question?"
     path.write_text(json.dumps(data, indent=2))
-    count, problems = verify_sweep(out)
+    count, problems = verified(out)
     assert count == 1 and any("second_opinion" in problem or "question" in problem for problem in problems)
 
 

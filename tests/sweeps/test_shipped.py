@@ -5,8 +5,9 @@ import pytest
 from answerlens.cli import main
 from answerlens.samples import load_sample
 from answerlens.sweeps.folder import bundle_sha256
-from answerlens.sweeps.reader import read_recorded, read_sweep, verify_sweep
+from answerlens.sweeps.reader import read_recorded, read_sweep
 from tests.paths import SAMPLES
+from tests.sweeps.helpers import verified
 
 SWEEP = SAMPLES / "sweeps" / "sweep_budget_cut"
 HANDOFF = "00000000-0000-0000-0000-000000000006"
@@ -17,7 +18,7 @@ def test_the_recorded_sweep_is_of_the_shipped_sample_and_verifies() -> None:
     recorded = read_recorded(SWEEP)
     assert recorded.manifest.question == sample.question
     assert recorded.manifest.bundle_sha256 == bundle_sha256(sample.load())
-    assert verify_sweep(SWEEP) == (24, [])
+    assert verified(SWEEP) == (24, [])
 
 
 def test_the_verdict_flips_where_the_budget_cuts_the_handoff_record() -> None:

@@ -18,9 +18,9 @@ import pytest
 from pydantic import SecretStr
 
 from answerlens import AnswerabilityConfig, AnswerabilityError, AnswerabilityEvaluator, tracing
+from answerlens.engine.runner import run_trial
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.gates import Gate
-from answerlens.trials.runner import run_trial
 from tests.oracle_server import judgement, oracle_server
 from tests.paths import PRME, REPO, SAMPLES
 from tests.phoenix_server import Phoenix

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from answerlens import AnswerabilityConfig
+from answerlens.engine.runner import TrialOutcome
 from answerlens.trials.result import TrialResult
-from answerlens.trials.runner import TrialOutcome
 from tests.oracle_server import judgement
 from tests.paths import FIXTURES, PRME
 from tests.scripted_server import closed_port

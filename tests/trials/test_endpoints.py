@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from answerlens.cli import main
+from answerlens.engine.runner import run_trial
 from answerlens.errors import TrialError
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.endpoints import read_endpoints
-from answerlens.trials.runner import run_trial
 from tests.oracle_server import oracle_server
 from tests.trials.helpers import REPLIES, closed_url, config, question_cases, write_dataset
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from answerlens.engine.runner import run_trial
 from answerlens.errors import AnswerabilityError
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.failures import EarlyStopWatch, group_errors
 from answerlens.trials.log import QuestionLabel, SampleError
-from answerlens.trials.runner import run_trial
 from answerlens.trials.summary import ErrorEntry
 from tests.oracle_server import oracle_server
 from tests.trials.helpers import REPLIES, closed_url, config, question_cases, write_dataset

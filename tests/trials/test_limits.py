@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from answerlens import AnswerabilityConfig, TrialError
+from answerlens.engine.runner import run_trial
 from answerlens.trials import limits
 from answerlens.trials.dataset import load_dataset
-from answerlens.trials.runner import run_trial
 from answerlens.ui.trials import job as trial_job
 from tests.trials.helpers import question_cases, write_dataset
 

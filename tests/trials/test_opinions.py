@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from answerlens.cli import main
+from answerlens.engine.runner import SecondOpinionSetting, run_trial
 from answerlens.errors import TrialError
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.gates import Gate
 from answerlens.trials.opinions import catch_rows
 from answerlens.trials.reader import read_trial
-from answerlens.trials.runner import SecondOpinionSetting, run_trial
 from tests.oracle_server import oracle_server
 from tests.paths import SAMPLES
 from tests.trials.helpers import config
@@ -79,7 +79,7 @@ def test_the_summary_counts_unsafe_answers_caught_beside_upstreams_keys(run: Pat
 
 def test_verify_checks_the_stored_second_opinions(run: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["verify", str(run)]) == 0
-    assert "ok (6 assessments verified)" in capsys.readouterr().out
+    assert "ok (6 assessments verified; 6 of 6 samples)" in capsys.readouterr().out
     data = json.loads((run / "result.json").read_text())
     data["samples"][0]["second_opinion"]["requirements"][0]["flags"] = []
     (tmp_path / "tampered.json").write_text(json.dumps(data))

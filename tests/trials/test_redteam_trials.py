@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from answerlens.cli import main
+from answerlens.engine.merge import merge_shards
+from answerlens.engine.runner import run_trial
 from answerlens.errors import TrialError
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.folder import sample_filename
 from answerlens.trials.log import TrialSample
-from answerlens.trials.merge import merge_shards
-from answerlens.trials.runner import run_trial
 from answerlens.trials.summary import summarize
 from tests.oracle_server import oracle_server
 from tests.trials.helpers import REPLIES, config, question_cases, write_dataset

@@ -20,8 +20,8 @@ import httpx
 import pytest
 
 from answerlens import AnswerabilityConfig, AnswerabilityEvaluator
+from answerlens.engine.runner import run_trial
 from answerlens.trials.dataset import load_dataset
-from answerlens.trials.runner import run_trial
 from tests.oracle_server import judgement, oracle_server
 from tests.paths import FIXTURES, REPO, SAMPLES
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from answerlens.engine.runner import run_trial
 from answerlens.errors import TrialError
 from answerlens.trials.dataset import load_dataset
-from answerlens.trials.runner import run_trial
 from answerlens.trials.shard import Shard, shard_number
 from tests.oracle_server import oracle_server
 from tests.trials.helpers import REPLIES, config, question_cases, write_dataset

@@ -33,9 +33,9 @@ async def test_a_failed_write_raises_in_the_saver(tmp_path: Path) -> None:
 def test_a_run_whose_samples_cannot_be_written_stops_and_says_why(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import errno
 
+    from answerlens.engine.runner import run_trial
     from answerlens.trials import writer as writer_module
     from answerlens.trials.dataset import load_dataset
-    from answerlens.trials.runner import run_trial
     from tests.oracle_server import oracle_server
     from tests.trials.helpers import REPLIES, config, question_cases, write_dataset
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from answerlens import AnswerabilityConfig, AnswerabilityError, AnswerabilityEvaluator, MemoryBundle, render_bundle
 from answerlens.audit import sha256_text
+from answerlens.engine.runner import run_trial
 from answerlens.evaluator import Answer
 from answerlens.recording import HAND_WRITTEN, Recording
 from answerlens.records import ContextFormat
@@ -33,7 +34,6 @@ from answerlens.second_opinion.document import output_document
 from answerlens.second_opinion.opinion import second_opinion_for
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.reader import read_trial
-from answerlens.trials.runner import run_trial
 
 ROOT = Path(__file__).resolve().parents[3]
 HERE = Path(__file__).resolve().parent

@@ -1,21 +1,17 @@
 """``answerlens report``: one shareable HTML file of an assessment (with its bundle) or of a trial result; and
-``verify`` on such a file (re-checks its embedded data and re-renders the page to compare)."""
+``verify`` checks such a file (``answerlens.verification.report``)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from answerlens.cli.common import EXIT_OK, EXIT_PROBLEMS, UsageError, read_source, read_text
+from answerlens.cli.common import EXIT_OK, EXIT_PROBLEMS, UsageError, read_source
 
 if TYPE_CHECKING:
     from answerlens.records import MemoryBundle
     from answerlens.samples import Sample
-
-HTML_STARTS = (b"<!doctype html", b"<html")
-
 
 def add_commands(commands: Any) -> None:
     report = commands.add_parser("report",
@@ -52,22 +48,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _trial(path: Path) -> str:
-    from answerlens.report.document import trial_report
     from answerlens.trials.reader import read_trial
+    from answerlens.verification.report import trial_report
 
     return trial_report(read_trial(path), source=path.name)
 
 
 def _sweep(path: Path) -> str:
-    from answerlens.report.document import sweep_report
     from answerlens.sweeps.reader import folder_of, read_recorded
+    from answerlens.verification.report import sweep_report
 
     return sweep_report(read_recorded(path), source=folder_of(path).name)
 
 
 def _assessment(path: Path, data: Any, args: argparse.Namespace) -> tuple[str, str, MemoryBundle]:
     from answerlens.loading import load_bundle
-    from answerlens.report.document import assessment_report
+    from answerlens.verification.report import assessment_report
 
     if not isinstance(data, dict) or "verdict" not in data:
         raise UsageError(f"{path}: not an assessment (expected the JSON `answerlens assess --json` prints) "
@@ -112,7 +108,7 @@ def _sample_answer(data: dict[str, Any], sample: Sample | None) -> str | None:
 
 def _write_checked(html: str, output: Path, label: str, bundle: MemoryBundle | None) -> int:
     """Write the report only when it verifies as written (its data, and its page re-rendered)."""
-    from answerlens.report.integrity import verify_report
+    from answerlens.verification.report import verify_report
 
     check = verify_report(html, bundle=bundle)
     if not check.ok:
@@ -123,34 +119,4 @@ def _write_checked(html: str, output: Path, label: str, bundle: MemoryBundle | N
     output.write_text(html, encoding="utf-8")
     print(f"{output}: {label} written ({len(html.encode('utf-8')):,} bytes); check it with `answerlens verify "
           f"{output}`")
-    return EXIT_OK
-
-
-def is_html(path: Path) -> bool:
-    """Whether a file starts like an HTML document (a report): ``verify`` checks those as reports."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(64)
-    except OSError:
-        return False
-    return head.lstrip(b"\xef\xbb\xbf \t\r\n").lower().startswith(HTML_STARTS)
-
-
-def verify_file(path: Path, bundle_path: str | None) -> int:
-    """``answerlens verify REPORT.html``: exit 0 when the report is intact, 1 with every problem otherwise."""
-    from answerlens.cli.common import load_source
-    from answerlens.report.integrity import verify_report
-
-    bundle = load_source(bundle_path) if bundle_path else None
-    check = verify_report(read_text(path), bundle=bundle)
-    if check.problems:
-        for problem in check.problems:
-            print(f"{check.kind} report: {problem}")
-        print(f"{path}: {len(check.problems)} problem(s)")
-        return EXIT_PROBLEMS
-    for note in check.notes:
-        print(f"{check.kind} report: note: {note}")
-    for caveat in check.caveats:
-        print(f"{path}: note: {caveat}", file=sys.stderr)
-    print(f"{path}: ok ({check.kind} report: embedded data verified, page re-rendered identically)")
     return EXIT_OK

@@ -8,11 +8,21 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from answerlens.cli.common import EXIT_OK, UsageError, add_provider_options, config_from, fail, run_ended
+from answerlens.cli.common import (
+    EXIT_FAILED_SAMPLES,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_UNFINISHED,
+    UsageError,
+    add_provider_options,
+    config_from,
+    fail,
+    run_ended,
+)
 
 if TYPE_CHECKING:
+    from answerlens.engine.sweep import SweepOutcome
     from answerlens.sweeps.result import SweepResult
-    from answerlens.sweeps.run import SweepOutcome
 
 FORMAT_CHOICES = ("reader_cited", "reader_plain", "auditable", "compact")
 """``SweepFormat``'s values (a test pins them)."""
@@ -52,12 +62,25 @@ def add_commands(commands: Any) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from answerlens.sweeps.reader import read_recorded, recompute
-    from answerlens.sweeps.view import labels_of
+    """The grid as verify finds it: a sweep that does not verify says so first (exit 1), an unfinished one its
+    count (exit 5)."""
+    from answerlens.sweeps.reader import read_recorded
+    from answerlens.sweeps.view import failure_lines, labels_of
+    from answerlens.verification.sweep import check
 
     recorded = read_recorded(args.sweep)
-    print("\n".join(grid_lines(recompute(recorded)[0], labels_of(recorded.bundle))))
-    return EXIT_OK
+    checked = check(recorded)
+    status = []
+    if checked.problems:
+        status = [f"NOT VERIFIED: {len(checked.problems)} problem(s), the first: {checked.problems[0]} (`answerlens "
+                  f"verify {args.sweep}` names every one)"]
+    elif not checked.samples.complete:
+        status = [f"{checked.samples.text}: the grid counts the samples saved so far"]
+    print("\n".join([*status, *failure_lines(checked.result), *grid_lines(checked.result,
+                                                                          labels_of(recorded.bundle))]))
+    if checked.problems:
+        return EXIT_PROBLEMS
+    return EXIT_OK if checked.samples.complete else EXIT_UNFINISHED
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
 
     from answerlens.cli.common import question_and_answer, read_source
     from answerlens.cli.trial import _endpoints, _print_progress, _second_opinion
+    from answerlens.engine.sweep import run_sweep
     from answerlens.loading import load_bundle
-    from answerlens.sweeps.run import run_sweep
     from answerlens.sweeps.settings import grid
     from answerlens.trials import limits
 
@@ -104,16 +127,17 @@ def _finished(args: argparse.Namespace, outcome: SweepOutcome, bundle: Any) -> i
         return code
     assert outcome.result is not None  # finished
     from answerlens.loading import load_bundle
-    from answerlens.sweeps.view import labels_of
+    from answerlens.sweeps.view import failure_lines, labels_of
 
-    print("\n".join(grid_lines(outcome.result, labels_of(load_bundle(bundle)))))
-    return EXIT_OK
+    result = outcome.result
+    print("\n".join([*failure_lines(result), *grid_lines(result, labels_of(load_bundle(bundle)))]))
+    return EXIT_FAILED_SAMPLES if any(sample.error is not None for sample in result.samples) else EXIT_OK
 
 
 def grid_lines(result: SweepResult, labels: dict[str, str] | None = None) -> list[str]:
     """The grid as text: a row per format, a column per budget; then every change and why."""
     from answerlens.sweeps.settings import SweepFormat
-    from answerlens.sweeps.view import cell_text, change_text, columns
+    from answerlens.sweeps.view import cell_text, change_text, columns, no_change_text
 
     budgets = columns(result)
     formats = list(dict.fromkeys(cell.format for cell in result.cells))
@@ -123,7 +147,7 @@ def grid_lines(result: SweepResult, labels: dict[str, str] | None = None) -> lis
     widths = [max(len(row[index]) for row in table) for index in range(len(table[0]))]
     lines = ["  ".join(text.ljust(width) for text, width in zip(row, widths, strict=True)).rstrip() for row in table]
     lines += [f"  {index}. {note}" for index, note in enumerate(_notes(result), start=1)]
-    lines += ["changes:" if result.changes else "changes: none (every format keeps its action at every budget)"]
+    lines += ["changes:" if result.changes else f"changes: {no_change_text(result)}"]
     lines += [f"  {change_text(result, change, labels)}" for change in result.changes]
     return lines
 

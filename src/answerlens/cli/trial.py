@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from answerlens.cli.common import (
+    EXIT_FAILED_SAMPLES,
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_PROVIDER,
@@ -24,8 +25,8 @@ MIN_SAMPLES_DEFAULT = 10
 """``answerlens.trials.rates.MIN_SAMPLES`` for the help text (the parser imports nothing heavy; a test pins them)."""
 
 if TYPE_CHECKING:
+    from answerlens.engine.runner import Progress, SecondOpinionSetting, TrialOutcome
     from answerlens.trials.result import TrialResult
-    from answerlens.trials.runner import Progress, SecondOpinionSetting, TrialOutcome
 
 
 def add_commands(commands: Any) -> None:
@@ -73,11 +74,11 @@ def add_commands(commands: Any) -> None:
 def run_trial(args: argparse.Namespace) -> int:
     import asyncio
 
+    from answerlens.engine.runner import run_trial as run
     from answerlens.errors import AnswerabilityError
     from answerlens.trials import limits
     from answerlens.trials.dataset import load_dataset
     from answerlens.trials.gates import load_gates
-    from answerlens.trials.runner import run_trial as run
 
     endpoints = _endpoints(args)
     limits.check_counts(repeats=args.repeats, concurrency=args.concurrency, endpoints=max(len(endpoints), 1),
@@ -127,7 +128,7 @@ def _second_opinion(args: argparse.Namespace) -> SecondOpinionSetting | None:
     if not (args.second_opinion or args.evidence_policy == "strict"):
         return None
     from answerlens.claims.verifier import ClaimVerifier
-    from answerlens.trials.runner import SecondOpinionSetting
+    from answerlens.engine.runner import SecondOpinionSetting
 
     return SecondOpinionSetting(verifier=ClaimVerifier(model_dir=args.nli_model_dir))
 
@@ -153,11 +154,14 @@ def _finished(args: argparse.Namespace, outcome: TrialOutcome) -> int:
     if result.shard is not None:
         print(f"shard {result.shard.label} finished; its gates are provisional — merge the shards with "
               "`answerlens trial-merge`", file=sys.stderr)
-        return EXIT_OK
+        return EXIT_FAILED_SAMPLES if result.summary.error_samples else EXIT_OK
     return _gates_exit(result)
 
 
 def _gates_exit(result: TrialResult) -> int:
+    """A finished run's code: failed samples (4) before failed gates (1): its figures leave those samples out."""
+    if result.summary.error_samples:
+        return EXIT_FAILED_SAMPLES
     return EXIT_OK if result.quality_gates is None or result.quality_gates.passed else EXIT_PROBLEMS
 
 
@@ -186,13 +190,13 @@ def run_report(args: argparse.Namespace) -> int:
         print("\n".join(report_lines(result, trial_source(args.result), min_samples=min_samples)))
     if result.summary_matches is False:
         return EXIT_PROBLEMS
-    return _gates_exit(result)
+    return EXIT_OK if result.quality_gates is None or result.quality_gates.passed else EXIT_PROBLEMS
 
 
 def run_merge(args: argparse.Namespace) -> int:
+    from answerlens.engine.merge import merge_shards
     from answerlens.trials.dataset import load_dataset
     from answerlens.trials.gates import load_gates
-    from answerlens.trials.merge import merge_shards
     from answerlens.trials.report import report_lines
 
     gates = load_gates(args.gates) if args.gates else None

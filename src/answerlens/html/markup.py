@@ -278,14 +278,16 @@ class Notice:
 
 
 def notice_html(kind: NoticeKind | str, title: str, detail: str | None = None, remedy: str | None = None,
-                code: str | None = None) -> str:
+                code: str | None = None, items: Sequence[str] = ()) -> str:
     """An alert box for messages that carry file, record or server text (st.error would render Markdown); the
-    `commands` of the detail and the remedy show as code, never as literal backticks."""
+    `commands` of the detail, the items and the remedy show as code, never as literal backticks."""
     kind = NoticeKind(kind)
     tone = _NOTICE[kind]
     parts = [f"<strong>{esc(title)}</strong>"]
     if detail:
         parts.append(f'<div class="al-detail">{remedy_html(detail)}</div>')
+    if items:
+        parts.append('<ul class="al-detail">' + "".join(f"<li>{remedy_html(item)}</li>" for item in items) + "</ul>")
     if remedy:
         parts.append(f'<div class="al-remedy"><strong>What to do:</strong> {remedy_html(remedy)}</div>')
     if code:
@@ -293,6 +295,14 @@ def notice_html(kind: NoticeKind | str, title: str, detail: str | None = None, r
     return (f'<div class="al-notice" data-notice="{kind.value}" role="alert" '
             f'style="border-left-color:var(--al-edge-{tone});background-color:var(--al-soft-{tone})">'
             f'{"".join(parts)}</div>')
+
+
+def caveats_html(caveats: Sequence[str]) -> str:
+    """What verification cannot prove for a file (no provenance hash, a forced or unbound replay, an unfinished
+    run, references taken as recorded), shown next to its verdict; empty when there is nothing to say."""
+    if not caveats:
+        return ""
+    return notice_html(NoticeKind.WARNING, "What this check cannot prove", items=caveats)
 
 
 # --- tables for the Packing and Compare pages ---------------------------------------------------------

@@ -11,7 +11,7 @@ from answerlens.html.markup import cell as _cell
 from answerlens.html.markup import table_html
 from answerlens.sweeps.result import SweepCell, SweepResult
 from answerlens.sweeps.settings import SweepFormat
-from answerlens.sweeps.view import ACTION_WORDS, change_text, columns, find, outcome, setting_text
+from answerlens.sweeps.view import ACTION_WORDS, change_text, columns, find, no_change_text, outcome, setting_text
 
 TONES = {"answer": "answerable", "answer_partially": "partial", "abstain": "insufficient",
          "surface_conflict": "conflicting"}
@@ -78,7 +78,7 @@ def legend_html() -> str:
 
 def changes_html(result: SweepResult, labels: Mapping[str, str] | None = None) -> str:
     if not result.changes:
-        return '<p class="al-muted">No change: every format keeps its action at every budget.</p>'
+        return f'<p class="al-muted" data-changes="none">Changes: {esc(no_change_text(result))}.</p>'
     items = "".join(f'<li data-change="{index}">{esc(change_text(result, change, labels))}</li>'
                     for index, change in enumerate(result.changes))
     return f'<ol class="al-why">{items}</ol>'

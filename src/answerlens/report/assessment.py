@@ -17,6 +17,7 @@ from answerlens.explanation import HASH_FIELDS, error_parts, error_text, reason_
 from answerlens.html.escape import esc
 from answerlens.html.highlight import Mark, highlight, requirement_rows, uncounted
 from answerlens.html.markup import (
+    caveats_html,
     cell,
     colour,
     context_html,
@@ -77,9 +78,10 @@ def title(shown: Shown) -> str:
     return f"answerlens · {shown.verdict.upper()} · {short}"
 
 
-def sheets(shown: Shown, problems: Sequence[str], generator: str) -> list[str]:
+def sheets(shown: Shown, problems: Sequence[str], generator: str, caveats: Sequence[str] = ()) -> list[str]:
     """Printed pages: the decision; the second opinion; the context; the citations and the audit."""
-    first = "\n".join([_header(shown, generator), _asked(shown), _verdict(shown), _checks(problems)])
+    first = "\n".join([_header(shown, generator), _asked(shown), _verdict(shown), _checks(problems),
+                       caveats_html(caveats)])
     pages = [first]
     if shown.opinion is not None:
         pages.append(opinion_part.section_html(shown.opinion))

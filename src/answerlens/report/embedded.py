@@ -115,6 +115,6 @@ def envelope_of(raw: dict[str, Any]) -> Envelope:
 
 
 def generator() -> str:
-    from answerlens import __version__
+    from answerlens.version import __version__
 
     return f"answerlens {__version__}"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from answerlens.html.markup import notice_html
+from answerlens.html.markup import caveats_html, notice_html
 from answerlens.html.sweep_grid import cells_table, changes_html, grid_html, requirement_tables
 from answerlens.report.page import header, heading, key_values, muted, section
 from answerlens.sweeps.reader import Recorded
 from answerlens.sweeps.result import SweepResult
-from answerlens.sweeps.view import labels_of
+from answerlens.sweeps.view import failure_lines, labels_of
 
 
 def title(result: SweepResult, source: str | None) -> str:
@@ -18,7 +18,7 @@ def title(result: SweepResult, source: str | None) -> str:
 
 
 def sheets(recorded: Recorded, result: SweepResult, source: str | None, problems: Sequence[str],
-           generator: str) -> list[str]:
+           generator: str, caveats: Sequence[str] = ()) -> list[str]:
     """Printed pages: the sweep, its grid and changes; every cell in detail."""
     manifest = recorded.manifest
     origin = f" from {source}" if source else ""
@@ -40,7 +40,10 @@ def sheets(recorded: Recorded, result: SweepResult, source: str | None, problems
              ("provider", config.get("provider")), ("model", config.get("model")), ("repeats", manifest.repeats),
              ("cells", len(result.cells)), ("samples", len(result.samples)),
              ("prompt", f"{manifest.prompt_version} ({manifest.prompt_sha256[:12]}…)")]
-    first = "\n".join([top, check, section("sweep", "What was swept", key_values(facts)),
+    failed = failure_lines(result)
+    failures = notice_html("warning", failed[0], items=[line.strip() for line in failed[1:]]) if failed else ""
+    first = "\n".join([top, check, caveats_html(caveats), failures,
+                       section("sweep", "What was swept", key_values(facts)),
                        section("grid", "Grid: formats × budgets, coloured by action", grid_html(result),
                                muted("A budget keeps records in the bundle's packed order while the re-rendered "
                                      "context fits, tokens counted as PRME counts (cl100k_base); a percentage is of "

@@ -11,7 +11,7 @@ from typing import Any
 from answerlens.html import charts, palette
 from answerlens.html import trial_rows as trial_view
 from answerlens.html.escape import esc
-from answerlens.html.markup import cell, notice_html, outcome_cell, table_html
+from answerlens.html.markup import caveats_html, cell, notice_html, outcome_cell, table_html
 from answerlens.html.trial_rows import QuestionRow
 from answerlens.local_model import WIRING_MARK, wiring_check
 from answerlens.report.page import cards, header, key_values, muted, section
@@ -30,11 +30,13 @@ def title(result: TrialResult, source: str | None) -> str:
     return f"answerlens · trial · {source or trial_view.KIND_LABELS[result.kind]}"
 
 
-def sheets(result: TrialResult, source: str | None, problems: Sequence[str], generator: str) -> list[str]:
+def sheets(result: TrialResult, source: str | None, problems: Sequence[str], generator: str,
+           caveats: Sequence[str] = ()) -> list[str]:
     """Printed pages: configuration, numbers and gates; the charts; the questions."""
     refs = trial_view.samples(result)
     rows = trial_view.questions(result, refs)
-    first = "\n".join([_header(result, source, generator), _checks(result, problems), _configuration(result),
+    first = "\n".join([_header(result, source, generator), _checks(result, problems), caveats_html(caveats),
+                       _configuration(result),
                        _summary(result), _gates(result)])
     return [first, _charts(rows, refs), "\n".join([_errors(result), _questions(result, rows)])]
 

@@ -11,12 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from answerlens.assessment import AnswerabilityAssessment
-from answerlens.records import MemoryBundle
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.second_opinion.strict import strict_statuses
-from answerlens.second_opinion.verification import verify_second_opinion
 from answerlens.verdict import AnswerabilityStatus, derive_verdict
-from answerlens.verification import verify_assessment
 
 KEY = "second_opinion"
 VIEW_FIELDS = ("verdict", "recommended_action", "missing_information", "conflicts")
@@ -59,15 +56,6 @@ def split_document(document: Mapping[str, Any]) -> tuple[dict[str, Any], Any, li
                 for name, value in shown.items() if assessment.get(name) != value]
     assessment.update(_view(verdict.value, action.value, texts, audited))
     return assessment, opinion, problems
-
-
-def verify_document(document: Mapping[str, Any], *, bundle: MemoryBundle | None = None) -> tuple[str, ...]:
-    """Problems of the assessment (``verify_assessment``), of its second opinion, and of the strict view."""
-    assessment, opinion, problems = split_document(document)
-    problems += verify_assessment(assessment, bundle=bundle).problems
-    if KEY in document:  # even a null one: a document that names a second opinion must carry a valid one
-        problems += verify_second_opinion(opinion, assessment, bundle=bundle)
-    return tuple(problems)
 
 
 def _view(verdict: str, action: str, texts: list[str], statuses: list[str]) -> dict[str, Any]:

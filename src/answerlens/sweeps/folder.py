@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from answerlens.audit import canonical_json_ascii, configuration_sha256, sha256_text
+from answerlens.audit import canonical_json_ascii, configuration_sha256, manifest_sha256, sha256_text
 from answerlens.errors import AnswerlensError, TrialError, describe_validation
 from answerlens.loading import load_bundle
 from answerlens.records import MemoryBundle
@@ -52,7 +52,9 @@ def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
     for name, was, now in (("question, answer, bundle or settings", saved.sweep_sha256, manifest.sweep_sha256),
                            ("configuration", saved.configuration_sha256, manifest.configuration_sha256),
                            ("prompt", saved.prompt_sha256, manifest.prompt_sha256),
-                           ("second-opinion setting", str(saved.second_opinion), str(manifest.second_opinion))):
+                           ("second-opinion setting", str(saved.second_opinion), str(manifest.second_opinion)),
+                           ("number of repeats", str(saved.repeats), str(manifest.repeats)),
+                           ("manifest", str(saved.manifest_sha256), str(manifest.manifest_sha256))):
         if was != now:
             raise TrialError(f"{out} holds a sweep with a different {name} ({was[:12]}… ≠ {now[:12]}…); refusing to "
                              "mix samples — use a fresh --out directory, or delete this one to start over")
@@ -60,13 +62,6 @@ def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
         read_bundle(out, saved)
     except (AnswerlensError, ValueError, OSError):  # deleted or damaged: it is the bundle given (sweep_sha256 agrees)
         trial_folder.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
-        trial_folder.sync_directory(out)
-    if saved.repeats != manifest.repeats:
-        # The same sweep asked for another number of repeats: run.json says how many (the reader counts that
-        # many), and a result of the old count is no longer this sweep's (its run writes the new one).
-        (out / RESULT).unlink(missing_ok=True)
-        resized = saved.model_copy(update={"repeats": manifest.repeats})
-        trial_folder.replace_file(run_file, trial_folder.json_text(resized))
         trial_folder.sync_directory(out)
     return samples
 
@@ -91,6 +86,12 @@ def manifest_problem(manifest: SweepManifest) -> str | None:
                 f"{MANIFEST} must be as the sweep wrote it")
     if manifest.configuration_sha256 != configuration_sha256(manifest.configuration.public_dump()):
         return f"edited: its configuration_sha256 is not that of its configuration; {MANIFEST} must be as written"
+    if manifest.manifest_sha256 is None:
+        return ("no manifest_sha256: written by an answerlens from before manifests, so its samples cannot be "
+                "proved to be this sweep's, or complete; run the sweep again into a fresh folder")
+    if manifest.manifest_sha256 != manifest_sha256(manifest.manifest()):
+        return (f"edited: its manifest_sha256 is not that of its fields (question, draft, bundle, settings, repeats, "
+                f"prompt, configuration, second opinion); {MANIFEST} must be as the sweep wrote it")
     return None
 
 

@@ -7,12 +7,11 @@ its cell's exact context and compares the recorded ``result.json`` with the reco
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -26,11 +25,11 @@ from answerlens.sweeps.result import KIND, SweepManifest, SweepResult
 from answerlens.sweeps.run import assemble, cases_of, contexts_of
 from answerlens.sweeps.settings import Setting, SweepFormat
 from answerlens.trials import folder as trial_folder
-from answerlens.trials.integrity import sample_label, sample_problems
-from answerlens.trials.log import TrialSample, parse_samples, round_trip_problem
+from answerlens.trials.dataset import LoadedCase
+from answerlens.trials.folder import sample_label, sample_mismatches
+from answerlens.trials.log import TrialSample, parse_samples
 
-__all__ = ["Recorded", "check", "folder_of", "from_embedded", "is_sweep", "read_recorded", "read_sweep",
-           "recompute", "verify_sweep"]
+__all__ = ["Recorded", "folder_of", "from_embedded", "is_sweep", "read_recorded", "read_sweep", "recompute"]
 
 
 @dataclass(frozen=True)
@@ -100,63 +99,49 @@ def read_sweep(path: Path | str) -> SweepResult:
     return recompute(read_recorded(path))[0]
 
 
-def recompute(recorded: Recorded) -> tuple[SweepResult, tuple[CellContext, ...]]:
+class Recomputed(NamedTuple):
+    """A sweep recomputed from its bundle and samples: the result, every cell's context, and why each sample that
+    is not counted was left out (another sweep's, a second copy, a repeat beyond the sweep's, not a cell's)."""
+
+    result: SweepResult
+    contexts: tuple[CellContext, ...]
+    left_out: tuple[str, ...] = ()
+
+
+def recompute(recorded: Recorded) -> Recomputed:
     manifest = recorded.manifest
     settings = tuple(Setting(format=SweepFormat(item.format), budget=item.budget) for item in manifest.settings)
     contexts = contexts_of(recorded.bundle, settings)
     cases = {item.case.id: item for item in cases_of(manifest, contexts).cases}
-    kept, seen = [], set()
+    kept: list[TrialSample] = []
+    left_out: list[str] = []
+    seen: set[tuple[str, int]] = set()
     for sample in recorded.samples:
-        if sample.case_id not in cases:
-            raise TrialError(f"sample {sample.case_id!r}: not an assessable cell of this sweep")
-        # Its question, draft, cell context and configuration must be this sweep's (cheap: no re-derivation).
-        problems = sample_problems(sample, cases[sample.case_id], dataset_sha256=manifest.sweep_sha256,
-                                   configuration_sha256=manifest.configuration_sha256, rederive=False)
-        if problems:
-            raise TrialError(f"sample {sample_label(sample)}: not a sample of this sweep ({'; '.join(problems)})")
-        if (sample.case_id, sample.repeat) in seen:
-            raise TrialError(f"sample {sample_label(sample)}: recorded twice")
+        why = _not_counted(sample, cases, manifest, seen)
+        if why:
+            left_out.append(f"sample {sample_label(sample)}: not counted: {why}")
+            continue
         seen.add((sample.case_id, sample.repeat))
-        if sample.repeat < manifest.repeats:
-            kept.append(sample)
+        kept.append(sample)
     wall = recorded.result.get("wall_seconds") if recorded.result else None
     seconds = isinstance(wall, int | float) and not isinstance(wall, bool) and 0 <= wall < math.inf
-    return assemble(manifest, contexts, kept, wall if seconds else None), contexts  # else: a problem of check's
+    # A wall time that is not seconds is left out here, and is a problem of the check's.
+    return Recomputed(assemble(manifest, contexts, kept, wall if seconds else None), contexts, tuple(left_out))
 
 
-def check(recorded: Recorded) -> tuple[SweepResult, list[str]]:
-    """The recomputed result, and every problem: a sample (or its second opinion) that does not re-derive over
-    its cell's exact context, a missing ``result.json``, or one that differs from the recomputation."""
-    from answerlens.second_opinion.verification import verify_second_opinion
-    from answerlens.verification import verify_assessment
-
-    result, contexts = recompute(recorded)
-    bundles = {context.setting.key: context.bundle for context in contexts}
-    problems = []
-    for sample in result.samples:
-        if sample.assessment is None:
-            continue
-        bundle = bundles[sample.case_id]
-        found = list(verify_assessment(sample.assessment, bundle=bundle).problems)
-        if sample.second_opinion is not None:
-            found += verify_second_opinion(sample.second_opinion, sample.assessment, bundle=bundle)
-        problems += [f"{sample.case_id} repeat {sample.repeat}: {problem}" for problem in found]
-    problems += _summary_problems(result, recorded.result)
-    return result, problems
-
-
-def _summary_problems(result: SweepResult, recorded: Mapping[str, Any] | None) -> Sequence[str]:
-    if recorded is None:
-        return [f"no {folder.RESULT} (the sweep has not finished; rerun it to resume)"]
-    dumped = json.loads(result.file_text())
-    found = dict(recorded)
-    missing = sorted(set(dumped) - set(found) - {"wall_seconds"})
-    difference = round_trip_problem(found, dumped) or (f"$ lacks {', '.join(missing)}" if missing else None)
-    return [f"{folder.RESULT} differs from the summary recomputed from the samples: {difference}"] if difference \
-        else []
-
-
-def verify_sweep(path: Path | str) -> tuple[int, list[str]]:
-    """(samples verified, problems) of a sweep folder (or a file in it)."""
-    result, problems = check(read_recorded(path))
-    return len(result.samples), problems
+def _not_counted(sample: TrialSample, cases: Mapping[str, LoadedCase], manifest: SweepManifest,
+                 seen: set[tuple[str, int]]) -> str | None:
+    """Why a sample is not one of this sweep's (cheap: its fields only, no re-derivation), or None."""
+    if sample.case_id not in cases:
+        return "not an assessable cell of this sweep"
+    # Its manifest, question, draft, cell context and configuration must be this sweep's.
+    problems = sample_mismatches(sample, cases[sample.case_id], dataset_sha256=manifest.sweep_sha256,
+                                 configuration_sha256=manifest.configuration_sha256,
+                                 manifest=manifest.manifest_sha256)
+    if problems:
+        return f"a sample of another sweep ({'; '.join(problems)})"
+    if sample.repeat >= manifest.repeats:
+        return f"repeat {sample.repeat}, and the sweep has {manifest.repeats} repeat(s)"
+    if (sample.case_id, sample.repeat) in seen:
+        return "recorded twice"
+    return None

@@ -70,10 +70,19 @@ class SweepManifest(BaseModel):
     prompt_version: str
     prompt_sha256: str
     second_opinion: bool = False
+    manifest_sha256: str | None = Field(default=None, exclude_if=_none)
+    """Of ``manifest()``: every field above; every sample and the result record it. None only in files written
+    before manifests."""
 
     @field_serializer("configuration")
     def _public(self, config: AnswerabilityConfig) -> dict[str, Any]:
         return config.public_dump()
+
+    def manifest(self) -> dict[str, Any]:
+        """What the sweep asks and how it is summarised: question, draft, bundle (name and hash), settings, repeats,
+        configuration (its base URL as recorded, evidence policy), prompt and second opinion — every field of
+        ``run.json`` but the hashes derived from them."""
+        return self.model_dump(mode="json", exclude={"manifest_sha256", "sweep_sha256"})
 
 
 class SweepSample(BaseModel):
@@ -178,6 +187,8 @@ class SweepResult(BaseModel):
     answer: str | None = Field(default=None, exclude_if=_none)
     bundle_sha256: str
     configuration_sha256: str
+    manifest_sha256: str | None = Field(default=None, exclude_if=_none)
+    """The sweep's manifest (``run.json``'s)."""
     repeats: int
     cells: tuple[SweepCell, ...]
     changes: tuple[SweepChange, ...]

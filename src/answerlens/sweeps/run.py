@@ -1,40 +1,24 @@
-"""Running a sweep: every cell's context cut from the bundle, then every (cell, repeat) through the trial engine
-(``answerlens.trials.runner``: lock, durable samples, resume, bounds, endpoints, early stop, cancel), the cells
-standing in for a trial's cases; when every sample exists, ``result.json`` is built from them.
+"""What a sweep runs and writes, as data: its manifest, every cell's context cut from the bundle, the cells as the
+trial engine's cases, and ``result.json`` assembled from the samples (pure; ``answerlens.engine.sweep`` runs it).
 """
 
 from __future__ import annotations
 
-import threading
 from collections import defaultdict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from answerlens.audit import canonical_json_ascii, sha256_text
-from answerlens.config import AnswerabilityConfig, EvidencePolicy
-from answerlens.errors import TrialError
-from answerlens.evaluator import AnswerabilityEvaluator
-from answerlens.loading import load_bundle
+from answerlens.audit import canonical_json_ascii, manifest_sha256, sha256_text
+from answerlens.config import AnswerabilityConfig
 from answerlens.records import MemoryBundle
 from answerlens.sweeps import folder
 from answerlens.sweeps.cut import CellContext, Renderings, cell_context, packed_tokens
 from answerlens.sweeps.result import SweepManifest, SweepResult, SweepSetting
-from answerlens.sweeps.settings import Setting, grid
+from answerlens.sweeps.settings import Setting
 from answerlens.sweeps.summary import build_cell, changes
 from answerlens.trials import folder as trial_folder
 from answerlens.trials.dataset import Dataset, LoadedCase, TrialCase
-from answerlens.trials.endpoints import EvaluatorFactory
-from answerlens.trials.failures import EARLY_STOP
 from answerlens.trials.log import AnswerLabel, QuestionLabel, TrialSample
-from answerlens.trials.runner import Progress, RunLayout, RunOutcome, SecondOpinionSetting, run_trial
-
-
-@dataclass(frozen=True)
-class SweepOutcome(RunOutcome[SweepResult]):
-    """A sweep's outcome (``result``: its ``SweepResult``; None when cancelled or stopped early, and rerunning
-    resumes)."""
 
 
 def contexts_of(bundle: MemoryBundle, settings: Sequence[Setting]) -> tuple[CellContext, ...]:
@@ -53,7 +37,8 @@ def assemble(manifest: SweepManifest, contexts: Sequence[CellContext], samples: 
     cells = tuple(build_cell(context, by_cell.get(context.setting.key, ())) for context in contexts)
     ordered = tuple(sample for context in contexts for sample in by_cell.get(context.setting.key, ()))
     return SweepResult(question=manifest.question, answer=manifest.answer, bundle_sha256=manifest.bundle_sha256,
-                       configuration_sha256=manifest.configuration_sha256, repeats=manifest.repeats, cells=cells,
+                       configuration_sha256=manifest.configuration_sha256, manifest_sha256=manifest.manifest_sha256,
+                       repeats=manifest.repeats, cells=cells,
                        changes=changes(cells, by_cell),
                        wall_seconds=round(wall_seconds, 3) if wall_seconds is not None else None, samples=ordered)
 
@@ -81,54 +66,11 @@ def manifest_for(question: str, answer: str | None, bundle: MemoryBundle, settin
     listed = [SweepSetting(format=item.format.value, budget=item.budget) for item in settings]
     bundle_sha = folder.bundle_sha256(bundle)
     identity = trial_folder.run_identity(Dataset(Path(bundle_name), "", ()), config)
-    return SweepManifest(question=question, answer=answer, bundle=bundle_name, bundle_sha256=bundle_sha,
-                         settings=tuple(listed), repeats=repeats,
-                         sweep_sha256=folder.sweep_sha256(question, answer, bundle_sha,
-                                                          [item.model_dump() for item in listed]),
-                         configuration=identity.configuration, configuration_sha256=identity.configuration_sha256,
-                         prompt_version=identity.prompt_version, prompt_sha256=identity.prompt_sha256,
-                         second_opinion=opinions)
-
-
-async def run_sweep(question: str, bundle: Any, config: AnswerabilityConfig, *, out: Path | str,
-                    formats: Sequence[str] = (), budgets: Sequence[str] = (), answer: str | None = None,
-                    repeats: int = 3, concurrency: int = 4, progress: Callable[[Progress], None] | None = None,
-                    cancel: threading.Event | None = None, evaluator_factory: EvaluatorFactory = AnswerabilityEvaluator,
-                    endpoints: Sequence[str] = (), preflight: bool = True, early_stop: int = EARLY_STOP,
-                    second_opinion: SecondOpinionSetting | None = None, bundle_name: str = "bundle") -> SweepOutcome:
-    """Assess ``question`` (and ``answer``) over ``bundle`` at every format × budget, ``repeats`` times each, into
-    the folder ``out`` (rerun the same call to resume). Bad settings are a ``ValueError``; the engine's refusals
-    (``TrialError``, preflight ``AnswerabilityError``) are as ``run_trial``'s."""
-    loaded = load_bundle(bundle, name=bundle_name)
-    settings = grid(formats, budgets)
-    opinions = second_opinion is not None or config.evidence_policy == EvidencePolicy.STRICT
-    manifest = manifest_for(question, answer, loaded, settings, config, repeats, bundle_name, opinions)
-    contexts = contexts_of(loaded, settings)
-    out = Path(out)
-    built: list[SweepResult] = []
-
-    def finish(samples: Sequence[TrialSample], wall: float) -> Path:
-        built.append(assemble(manifest, contexts, samples, wall))
-        return folder.write_result(out, built[0])
-
-    layout = RunLayout(prepare=lambda path: folder.prepare(path, manifest, loaded), finish=finish)
-    outcome = await run_trial(cases_of(manifest, contexts), config, repeats=repeats, out=out,
-                              concurrency=concurrency, progress=progress, cancel=cancel,
-                              evaluator_factory=evaluator_factory, endpoints=endpoints, preflight=preflight,
-                              early_stop=early_stop, second_opinion=second_opinion, layout=layout)
-    return SweepOutcome(**{**vars(outcome), "result": built[0] if built else None})
-
-
-async def sweep(question: str, bundle: Any, config: AnswerabilityConfig | None = None, *, out: Path | str,
-                formats: Sequence[str] = (), budgets: Sequence[str] = (), answer: str | None = None,
-                repeats: int = 3, concurrency: int = 4, **options: Any) -> SweepResult:
-    """The packing sweep as a library call: ``result = await answerlens.sweep(question, bundle, config,
-    out="runs/sweep", formats=["reader_cited", "compact"], budgets=["packed", "50%"])``. Raises ``TrialError``
-    when it stopped before every sample existed (its samples are kept: call again to resume)."""
-    outcome = await run_sweep(question, bundle, config or AnswerabilityConfig(), out=out, formats=formats,
-                              budgets=budgets, answer=answer, repeats=repeats, concurrency=concurrency, **options)
-    if outcome.result is None:
-        why = outcome.stopped.text if outcome.stopped is not None else "cancelled"
-        raise TrialError(f"the sweep stopped before it finished ({why}); {outcome.new_samples} sample(s) are saved "
-                         f"in {out}: call again to resume")
-    return outcome.result
+    manifest = SweepManifest(question=question, answer=answer, bundle=bundle_name, bundle_sha256=bundle_sha,
+                             settings=tuple(listed), repeats=repeats,
+                             sweep_sha256=folder.sweep_sha256(question, answer, bundle_sha,
+                                                              [item.model_dump() for item in listed]),
+                             configuration=identity.configuration, configuration_sha256=identity.configuration_sha256,
+                             prompt_version=identity.prompt_version, prompt_sha256=identity.prompt_sha256,
+                             second_opinion=opinions)
+    return manifest.model_copy(update={"manifest_sha256": manifest_sha256(manifest.manifest())})

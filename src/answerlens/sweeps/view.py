@@ -37,7 +37,36 @@ def outcome(cell: SweepCell) -> str:
     if action is None:
         return f"error {cell.errors}/{total}"
     text = f"{ACTION_WORDS[action.value]} {cell.actions[action.value]}/{total}"
+    if cell.errors:  # its action rests on fewer repeats than were asked
+        return f"{text} ({cell.errors} failed)"
     return text if cell.stable else f"{text} (unstable)"
+
+
+def failure_lines(result: SweepResult) -> list[str]:
+    """How many samples failed and why (identical errors grouped), before anything else is said of the sweep; empty
+    when none failed. The CLI prints these lines, the page and the report show them."""
+    from answerlens.trials.failures import failure_lines as lines
+    from answerlens.trials.summary import ErrorEntry
+
+    errors = [ErrorEntry(question_id=sample.case_id, repeat=sample.repeat, label=sample.label,
+                         answer_label=sample.answer_label, kind=sample.error.kind, message=sample.error.message)
+              for sample in result.samples if sample.error is not None]
+    return lines(errors, len(result.samples))
+
+
+def no_change_text(result: SweepResult) -> str:
+    """What "no change" means for this result: every format keeping its action, only when every assessable cell
+    came to one; else how many cells have no result to compare (every sample failed, or not run yet)."""
+    assessable = [cell for cell in result.cells if cell.assessable]
+    failed = sum(1 for cell in assessable if cell.samples and cell.action is None)
+    unrun = sum(1 for cell in assessable if not cell.samples)
+    if not failed and not unrun:
+        return "none (every format keeps its action at every budget)"
+    missing = [part for part in (f"{failed} whose every sample failed" if failed else "",
+                                 f"{unrun} not run yet" if unrun else "") if part]
+    compared = len(assessable) - failed - unrun
+    return (f"none among the {compared} cell(s) with a result; {len(assessable) - compared} assessable cell(s) have "
+            f"no result ({' and '.join(missing)}), so whether they keep their action is unknown")
 
 
 def cell_text(result: SweepResult, fmt: str, budget: str) -> str:

@@ -4,7 +4,7 @@ span as Phoenix annotations (``annotate``). DESIGN §13.
 
 Modules: ``spans`` (one span, whatever its source), ``otlp`` (OTLP JSON files), ``phoenix`` (Phoenix's REST API),
 ``retrieval`` (span → sample), ``importer`` (a source → a sample), ``annotations`` (assessment → annotations),
-``writeback`` (annotations → Phoenix) and ``checks`` (what ``verify`` says of an import block). The ``import``
-block itself, which samples and assessments carry, is ``answerlens.trace_import``. Nothing here is imported until a
-trace is read or written.
+and ``writeback`` (annotations → Phoenix). The ``import`` block itself, which samples and assessments carry, is
+``answerlens.trace_import``; what ``verify`` says of it is ``answerlens.verification.imported``. Nothing here is
+imported until a trace is read or written.
 """

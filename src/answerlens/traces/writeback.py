@@ -12,7 +12,7 @@ from answerlens.trace_import import TraceImport, TraceSource
 from answerlens.traces.annotations import DocumentVerdict, document_annotations, document_verdicts, span_annotation
 from answerlens.traces.phoenix import Phoenix
 from answerlens.traces.retrieval import documents_of
-from answerlens.verification import verify_assessment
+from answerlens.verification.assessment import verify_assessment
 
 DEFAULT_PROJECT = "default"
 """Where Phoenix files spans that name no project."""

@@ -48,6 +48,18 @@ def group_errors(errors: Iterable[ErrorEntry]) -> tuple[ErrorGroup, ...]:
     return tuple(sorted(groups, key=lambda group: (-group.count, order[(group.kind, group.message)])))
 
 
+def failure_lines(errors: Iterable[ErrorEntry], samples: int) -> list[str]:
+    """What a run with failed samples leads its printout with: how many failed of ``samples``, and why (identical
+    errors grouped, the largest group first). Empty when none failed."""
+    groups = group_errors(errors)
+    if not groups:
+        return []
+    failed = sum(group.count for group in groups)
+    return [f"FAILED SAMPLES: {failed} of {samples} sample(s) failed and have no result (every figure below leaves "
+            "them out); rerun the same command to retry them:",
+            *(f"  {group.count:>4} × {group.kind}: {group.message}" for group in groups)]
+
+
 @dataclass(frozen=True)
 class EarlyStop:
     """Why a run stopped before its end: its first ``calls`` calls all failed with ``kind``."""

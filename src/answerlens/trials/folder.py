@@ -13,37 +13,58 @@ import os
 import re
 import threading
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from answerlens.audit import configuration_sha256, sha256_text
+from answerlens.audit import configuration_sha256, manifest_sha256, sha256_text
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import TrialError, describe_validation
 from answerlens.prompts import prompt_for
-from answerlens.trials.dataset import Dataset
+from answerlens.trials.dataset import Dataset, LoadedCase
 from answerlens.trials.gates import Gate, Threshold, default_gates, evaluate_gates
-from answerlens.trials.integrity import sample_label, sample_problems
 from answerlens.trials.log import ResultKind, TrialSample, round_trip_problem
-from answerlens.trials.result import DatasetRecord, QuestionRecord, RunIdentity, RunManifest, TrialResult
+from answerlens.trials.result import (
+    DatasetRecord,
+    QuestionRecord,
+    RunIdentity,
+    RunManifest,
+    TrialResult,
+    trial_manifest,
+)
 from answerlens.trials.shard import Shard
 from answerlens.trials.summary import summarize
-from answerlens.verification import verify_assessment
 
 SAMPLES = "samples"
 MANIFEST = "run.json"
 RESULT = "result.json"
 
 
-def run_identity(dataset: Dataset, config: AnswerabilityConfig) -> RunIdentity:
-    """What a saved sample must share with the current run to be reused (the configuration without its key)."""
+def run_identity(dataset: Dataset, config: AnswerabilityConfig, *, repeats: int | None = None,
+                 second_opinion: bool = False, manifest: str | None = None) -> RunIdentity:
+    """What a saved sample must share with the current run to be reused (the configuration without its key): with
+    ``repeats``, the trial's manifest hash over ``dataset``; ``manifest`` gives another run's own (a sweep's)."""
     prompt = prompt_for(config.prompt)
-    return RunIdentity(dataset_sha256=dataset.sha256, configuration=config.model_copy(update={"api_key": None}),
-                       configuration_sha256=configuration_sha256(config.public_dump()),
-                       prompt_version=prompt.version, prompt_sha256=prompt.sha256)
+    identity = RunIdentity(dataset_sha256=dataset.sha256, configuration=config.model_copy(update={"api_key": None}),
+                           configuration_sha256=configuration_sha256(config.public_dump()),
+                           prompt_version=prompt.version, prompt_sha256=prompt.sha256, manifest_sha256=manifest)
+    if manifest is None and repeats is not None:
+        fields = trial_manifest(dataset_sha256=identity.dataset_sha256, case_hashes=case_hashes(dataset),
+                                repeats=repeats, configuration=identity.configuration,
+                                configuration_sha256=identity.configuration_sha256,
+                                prompt_version=identity.prompt_version, prompt_sha256=identity.prompt_sha256,
+                                second_opinion=second_opinion)
+        identity = identity.model_copy(update={"manifest_sha256": manifest_sha256(fields)})
+    return identity
+
+
+def case_hashes(dataset: Dataset) -> dict[str, str]:
+    """Every case's hash by id, in the dataset's order (the manifest lists them)."""
+    return {item.case.id: item.sha256 for item in dataset.cases}
 
 
 def sample_filename(case_id: str, repeat: int) -> str:
@@ -126,7 +147,7 @@ def prepare_output(out: Path, dataset: Dataset, identity: RunIdentity, repeats: 
     plain = shard.plain() if shard is not None else None
     if not run_file.exists():
         manifest = RunManifest(dataset=str(dataset.path), repeats=repeats, **dict(identity), shard=plain,
-                               second_opinion=second_opinion)
+                               second_opinion=second_opinion, case_hashes=case_hashes(dataset))
         write_atomically(run_file, json_text(manifest))
         return samples
     saved = read_manifest(run_file)
@@ -134,7 +155,9 @@ def prepare_output(out: Path, dataset: Dataset, identity: RunIdentity, repeats: 
                            ("configuration", saved.configuration_sha256, identity.configuration_sha256),
                            ("prompt", saved.prompt_sha256, identity.prompt_sha256),
                            ("shard", _label(saved.shard), _label(plain)),
-                           ("second-opinion setting", str(saved.second_opinion), str(second_opinion))):
+                           ("second-opinion setting", str(saved.second_opinion), str(second_opinion)),
+                           ("number of repeats", str(saved.repeats), str(repeats)),
+                           ("manifest", str(saved.manifest_sha256), str(identity.manifest_sha256))):
         if was != now:
             raise TrialError(f"{out} holds a run with a different {name} ({was[:12]}… ≠ {now[:12]}…); refusing to "
                              "mix samples — use a fresh --out directory, or delete this one to start over")
@@ -143,27 +166,6 @@ def prepare_output(out: Path, dataset: Dataset, identity: RunIdentity, repeats: 
 
 def _label(shard: Shard | None) -> str:
     return shard.label if shard is not None else "none"
-
-
-def saved_samples(samples_dir: Path, dataset: Dataset, identity: RunIdentity,
-                  repeats: int) -> dict[tuple[str, int], TrialSample]:
-    """Saved samples of this run by (case, repeat). A sample is checked, not trusted: one of another
-    dataset/configuration, or whose label, case or assessment no longer matches its case (``sample_problems``:
-    every assessment re-derived from its case's bundle), is refused naming the file."""
-    cases = {item.case.id: item for item in dataset.cases}
-    saved: dict[tuple[str, int], TrialSample] = {}
-    for path in sorted(samples_dir.glob("*.json")):
-        sample = read_sample(path)
-        problems = sample_problems(sample, cases.get(sample.case_id), dataset_sha256=identity.dataset_sha256,
-                                   configuration_sha256=identity.configuration_sha256)
-        if path.name != sample_filename(sample.case_id, sample.repeat):
-            problems.append(f"file name: not {sample_filename(sample.case_id, sample.repeat)}")
-        if problems:
-            raise TrialError(f"{path}: saved sample does not match this dataset/configuration ({'; '.join(problems)}); "
-                             "refusing to mix samples — delete it to rerun that sample, or use a fresh --out directory")
-        if sample.repeat < repeats:  # later repeats of a longer run stay on disk but are not part of this result
-            saved[(sample.case_id, sample.repeat)] = sample
-    return saved
 
 
 def read_sample(path: Path) -> TrialSample:
@@ -180,42 +182,47 @@ def read_sample(path: Path) -> TrialSample:
     return sample
 
 
-def folder_problems(run: Path, result: TrialResult) -> list[str]:
-    """A finished run folder: every sample of ``result.json`` has its file under ``samples/`` holding exactly it,
-    and every other sample file is a later repeat of a longer run (kept, not part of this result). Each file's
-    assessment is verified as it is on disk."""
-    samples_dir = run / SAMPLES
-    expected = {sample_filename(s.case_id, s.repeat): s for s in result.samples if isinstance(s, TrialSample)}
-    problems = []
-    for name, sample in expected.items():
-        path = samples_dir / name
-        if not path.exists():
-            problems.append(f"{SAMPLES}/{name}: missing ({sample_label(sample)} is in {RESULT})")
-            continue
-        try:
-            saved = read_sample(path)
-        except TrialError as exc:
-            problems.append(f"{SAMPLES}/{name}: {exc}")
-            continue
-        if saved.model_dump(mode="json") != sample.model_dump(mode="json"):
-            problems.append(f"{SAMPLES}/{name}: differs from its sample in {RESULT}")
-        if saved.assessment is not None:
-            problems += [f"{SAMPLES}/{name}: {problem}"
-                         for problem in verify_assessment(saved.assessment).problems]
-    repeats = result.repeats or 0
-    for path in _extra_files(samples_dir, expected):
-        try:
-            extra = read_sample(path)
-        except TrialError as exc:
-            problems.append(f"{SAMPLES}/{path.name}: {exc}")
-            continue
-        if extra.repeat < repeats or sample_filename(extra.case_id, extra.repeat) != path.name:
-            problems.append(f"{SAMPLES}/{path.name}: a sample file that is not in {RESULT}")
+def sample_label(sample: TrialSample) -> str:
+    return f"{sample.case_id} repeat {sample.repeat}"
+
+
+def sample_mismatches(sample: TrialSample, item: LoadedCase | None, *, dataset_sha256: str,
+                      configuration_sha256: str | None, manifest: str | None) -> list[str]:
+    """Every way ``sample`` disagrees with its case ``item`` and the run, read from their fields (cheap: nothing is
+    re-derived; ``verification.trial.sample_problems`` also re-derives its assessment)."""
+    if item is None:
+        return [f"case_id: {sample.case_id!r} is not a case of this dataset"]
+    case = item.case
+    expected: tuple[tuple[str, Any, Any], ...] = (
+        ("question_id", sample.question_id, case.id),
+        ("label", sample.label, case.label),
+        ("answer_label", sample.answer_label, case.answer_label),
+        ("question_type", sample.question_type, case.question_type),
+        ("case_sha256", sample.case_sha256, item.sha256),
+        ("dataset_sha256", sample.dataset_sha256, dataset_sha256),
+        ("configuration_sha256", sample.configuration_sha256, configuration_sha256),
+        ("manifest_sha256", sample.manifest_sha256, manifest),
+    )
+    problems = [f"{name}: {plain_value(found)!r} in the sample, {plain_value(wanted)!r} in the run"
+                for name, found, wanted in expected if plain_value(found) != plain_value(wanted)]
+    assessment = sample.assessment
+    if assessment is None:
+        return problems
+    answer = case.answer.strip() if case.answer is not None else None
+    inputs = (("query_sha256", assessment.query_sha256, sha256_text(case.question.strip()), "its case's question"),
+              ("answer_sha256", assessment.answer_sha256, sha256_text(answer) if answer is not None else None,
+               "its case's draft"),
+              ("context_sha256", assessment.context_sha256, sha256_text(item.bundle.exact_context),
+               "its case's exact context"),
+              ("configuration_sha256", assessment.configuration_sha256, configuration_sha256,
+               "the run's configuration"))
+    problems += [f"assessment.{name}: not {what}" for name, found, wanted, what in inputs if found != wanted]
     return problems
 
 
-def _extra_files(samples_dir: Path, expected: dict[str, TrialSample]) -> Iterator[Path]:
-    return (path for path in sorted(samples_dir.glob("*.json")) if path.name not in expected)
+def plain_value(value: Any) -> Any:
+    """An enum's value; anything else as it is."""
+    return value.value if isinstance(value, Enum) else value
 
 
 def question_records(dataset: Dataset) -> dict[str, QuestionRecord]:
@@ -231,10 +238,11 @@ def dataset_record(dataset: Dataset) -> DatasetRecord:
 
 def assemble(record: DatasetRecord, questions: Mapping[str, QuestionRecord], samples: Sequence[TrialSample],
              identity: RunIdentity, *, repeats: int, concurrency: int | None, gates: Mapping[Gate, Threshold] | None,
-             wall_seconds: float, drafts: bool, shard: Shard | None = None,
-             finished_at: datetime | None = None) -> TrialResult:
+             wall_seconds: float, drafts: bool, case_hashes: Mapping[str, str], second_opinion: bool,
+             shard: Shard | None = None, finished_at: datetime | None = None) -> TrialResult:
     """The result of ``samples`` (in the run's order: by case, then repeat); each question lists the files of
-    its samples present, in repeat order (all of them, except in a shard)."""
+    its samples present, in repeat order (all of them, except in a shard). ``case_hashes`` and ``second_opinion``
+    complete the manifest ``identity`` names."""
     summary = summarize(samples, drafts=drafts)
     files: dict[str, list[str]] = defaultdict(list)
     for sample in sorted(samples, key=lambda item: item.repeat):
@@ -247,5 +255,6 @@ def assemble(record: DatasetRecord, questions: Mapping[str, QuestionRecord], sam
         finished_at=finished_at or datetime.now(timezone.utc).replace(microsecond=0),
         wall_seconds=round(wall_seconds, 3), summary=summary,
         quality_gates=evaluate_gates(summary, gates if gates is not None else default_gates(summary)),
-        questions=listed, samples=tuple(samples), shard=shard,
+        questions=listed, samples=tuple(samples), shard=shard, second_opinion=second_opinion,
+        case_hashes=dict(case_hashes),
     )

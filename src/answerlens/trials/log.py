@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, model_validator
 
@@ -88,6 +88,9 @@ class TrialSample(BaseModel):
     case_sha256: str
     """Identity of the case as written in the dataset, and of its bundle file's bytes when it names one."""
     configuration_sha256: str
+    manifest_sha256: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The run's manifest (``audit.manifest_sha256``): a sample recording another is not of this run. Absent only
+    in samples written before manifests."""
     latency_ms: float
     assessment: AnswerabilityAssessment | None
     error: SampleError | None
@@ -167,6 +170,37 @@ AnySample = Annotated[
 ``question_type``, ``assessment``, ``error`` and ``outcome``."""
 
 
+class Difference(NamedTuple):
+    """Where two JSON values first differ: the path, and the other side's value there (``missing``: it has none)."""
+
+    path: str
+    value: Any
+    missing: bool = False
+
+
+def json_difference(recorded: Any, other: Any, path: str = "$", *, added_keys_ok: bool) -> Difference | None:
+    """The first place ``other`` differs from ``recorded``, JSON type included (no ``"1"`` for ``1``, no ``12.0`` for
+    ``12``): a key ``recorded`` has and ``other`` lacks, a list of another length, another value; a key only
+    ``other`` has is a difference unless ``added_keys_ok``. None when they agree. The one JSON comparison of
+    answerlens: reading a file back (``round_trip_problem``) and a recorded summary against its recomputation."""
+    if isinstance(recorded, dict) and isinstance(other, dict):
+        for key, value in recorded.items():
+            if key not in other:
+                return Difference(f"{path}.{key}", None, missing=True)
+            found = json_difference(value, other[key], f"{path}.{key}", added_keys_ok=added_keys_ok)
+            if found:
+                return found
+        added = next((key for key in other if key not in recorded), None)
+        return None if added is None or added_keys_ok else Difference(f"{path}.{added}", other[added])
+    if isinstance(recorded, list) and isinstance(other, list) and len(recorded) == len(other):
+        for index, (value, again) in enumerate(zip(recorded, other, strict=True)):
+            found = json_difference(value, again, f"{path}[{index}]", added_keys_ok=added_keys_ok)
+            if found:
+                return found
+        return None
+    return None if type(recorded) is type(other) and recorded == other else Difference(path, other)
+
+
 def round_trip_problem(recorded: Any, dumped: Any, path: str = "$") -> str | None:
     """Where a model's JSON dump differs from the JSON it was read from, or None when it reproduces it.
 
@@ -174,22 +208,12 @@ def round_trip_problem(recorded: Any, dumped: Any, path: str = "$") -> str | Non
     re-cased, no ``12`` written back as ``12.0``); keys the dump adds are defaults the file left out. A log that
     does not round-trip is refused, so verifying the typed log verifies exactly what was recorded.
     """
-    if isinstance(recorded, dict) and isinstance(dumped, dict):
-        for key, value in recorded.items():
-            problem = round_trip_problem(value, dumped.get(key), f"{path}.{key}") if key in dumped \
-                else f"{path}.{key} is not read"
-            if problem:
-                return problem
+    found = json_difference(recorded, dumped, path, added_keys_ok=True)
+    if found is None:
         return None
-    if isinstance(recorded, list) and isinstance(dumped, list) and len(recorded) == len(dumped):
-        for index, (value, again) in enumerate(zip(recorded, dumped, strict=True)):
-            problem = round_trip_problem(value, again, f"{path}[{index}]")
-            if problem:
-                return problem
-        return None
-    if type(recorded) is type(dumped) and recorded == dumped:
-        return None
-    return f"{path} reads back as {json.dumps(dumped, ensure_ascii=False)[:80]}, not as recorded"
+    if found.missing:
+        return f"{found.path} is not read"
+    return f"{found.path} reads back as {json.dumps(found.value, ensure_ascii=False)[:80]}, not as recorded"
 
 
 SampleModel = TypeVar("SampleModel", TrialSample, UpstreamSample)

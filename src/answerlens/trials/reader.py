@@ -9,6 +9,7 @@ recorded is refused (so what is verified or shown is what was written).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from answerlens.trials.log import (
     parse_samples,
     round_trip_problem,
 )
-from answerlens.trials.result import DatasetRecord, TrialResult
+from answerlens.trials.result import DatasetRecord, RunManifest, TrialResult
 from answerlens.trials.summary import TrialSummary, summarize
 from answerlens.trials.upstream import upstream_result
 
@@ -97,11 +98,19 @@ def _read_folder(path: Path) -> TrialResult:
         if (sample.dataset_sha256, sample.configuration_sha256) != (manifest.dataset_sha256,
                                                                     manifest.configuration_sha256):
             raise DatasetError(f"{file}: a sample of another dataset or configuration than {folder.MANIFEST}'s")
+    return unfinished_result(manifest, samples)
+
+
+def unfinished_result(manifest: RunManifest, samples: Sequence[TrialSample]) -> TrialResult:
+    """What a run folder without ``result.json`` holds so far, as a result: its manifest, the samples saved (as
+    given: ``verification`` says which are not this run's), provisional default gates."""
     summary = summarize(samples, drafts=any(sample.answer_label is not None for sample in samples))
     return TrialResult(kind=ResultKind.RUN, schema_version=1,
                        dataset=DatasetRecord(path=manifest.dataset, sha256=manifest.dataset_sha256, cases=None),
                        **dict(manifest.identity), repeats=manifest.repeats, summary=summary,
-                       quality_gates=evaluate_gates(summary, default_gates(summary)), samples=samples)
+                       quality_gates=evaluate_gates(summary, default_gates(summary)), samples=tuple(samples),
+                       shard=manifest.shard, second_opinion=manifest.second_opinion,
+                       case_hashes=manifest.case_hashes)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from answerlens.trials.failures import group_errors
+from answerlens.trials.failures import failure_lines
 from answerlens.trials.log import AnswerLabel, TrialSample
 from answerlens.trials.opinions import SecondOpinionSummary, catch_rows
 from answerlens.trials.rates import MIN_SAMPLES, summary_rates
@@ -12,10 +12,12 @@ from answerlens.trials.result import TrialResult
 
 
 def report_lines(result: TrialResult, source: object, *, min_samples: int = MIN_SAMPLES) -> list[str]:
-    """Counts, draft counts, stability and agreement, rates (marked when too few samples back them), errors
-    grouped, the second opinion's counts, whether the published summary is reproduced, the gates."""
+    """Failed samples first (how many, and why: identical errors grouped), then counts, draft counts, stability and
+    agreement, rates (marked when too few samples back them), the second opinion's counts, whether the published
+    summary is reproduced, the gates."""
     s = result.summary
     lines = [f"{source}  ({result.kind.value})",
+             *failure_lines(s.errors, s.samples + s.error_samples),
              f"questions: {s.questions}   samples: {s.samples}   error samples: {s.error_samples}   "
              f"citation errors: {s.citation_errors}"]
     for label, group in (("unanswerable", s.unanswerable), ("answerable", s.answerable)):
@@ -33,10 +35,6 @@ def report_lines(result: TrialResult, source: object, *, min_samples: int = MIN_
                  f"requirement agreement {agreement.agreeing_requirements}/{agreement.matched_requirements}")
     lines.append(f"rates (each over at least {min_samples} samples, else marked too few):")
     lines += [f"  {rate.label:<52} {rate.text}" for rate in summary_rates(s, min_samples)]
-    groups = group_errors(s.errors)
-    if groups:
-        lines.append(f"errors: {s.error_samples} sample(s) in {len(groups)} group(s) of identical errors")
-        lines += [f"  {group.count:>4} × {group.kind}: {group.message}" for group in groups]
     if s.second_opinion is not None:
         lines += opinion_lines(s.second_opinion)
     if result.summary_matches is not None:

@@ -6,6 +6,7 @@ BEAM result file (whose other blocks are kept, as published, in ``upstream``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -35,10 +36,28 @@ class RunIdentity(BaseModel):
     configuration_sha256: str
     prompt_version: str
     prompt_sha256: str
+    manifest_sha256: str | None = Field(default=None, exclude_if=_absent)
+    """The run's manifest (``trial_manifest``; a sweep's own); None only in files written before manifests."""
 
     @field_serializer("configuration")
     def _public(self, config: AnswerabilityConfig) -> dict[str, Any]:
         return config.public_dump()
+
+
+TRIAL_MANIFEST_KIND = "answerlens-trial"
+
+
+def trial_manifest(*, dataset_sha256: str, case_hashes: Mapping[str, str], repeats: int,
+                   configuration: AnswerabilityConfig, configuration_sha256: str, prompt_version: str,
+                   prompt_sha256: str, second_opinion: bool) -> dict[str, Any]:
+    """What a trial asks and how it is summarised, hashed into ``manifest_sha256``: the dataset (its bytes' hash and
+    every case's hash, by id), the repeats, the configuration (the base URL as recorded, the evidence policy), the
+    prompt and the second-opinion setting. Where a run ran (its folder, its shard, its replicas) is not in it, so
+    the shards of a run and a one-machine run share it."""
+    return {"kind": TRIAL_MANIFEST_KIND, "dataset_sha256": dataset_sha256, "case_hashes": dict(case_hashes),
+            "repeats": repeats, "configuration": configuration.public_dump(),
+            "configuration_sha256": configuration_sha256, "prompt_version": prompt_version,
+            "prompt_sha256": prompt_sha256, "second_opinion": second_opinion}
 
 
 class RunManifest(BaseModel):
@@ -57,10 +76,15 @@ class RunManifest(BaseModel):
     configuration_sha256: str
     prompt_version: str
     prompt_sha256: str
+    manifest_sha256: str | None = Field(default=None, exclude_if=_absent)
+    """Of ``manifest()``; None only in files written before manifests."""
     shard: Shard | None = Field(default=None, exclude_if=_absent)
     """A sharded run's shard (without its case list); left out of the file otherwise."""
     second_opinion: bool = Field(default=False, exclude_if=_absent)
     """Whether every assessed sample carries a second opinion; left out of the file when not."""
+    case_hashes: dict[str, str] | None = Field(default=None, exclude_if=_absent)
+    """Every case of the dataset (its id -> its ``case_sha256``), in the dataset's order; None only in files
+    written before manifests."""
 
     @field_serializer("configuration")
     def _public(self, config: AnswerabilityConfig) -> dict[str, Any]:
@@ -70,7 +94,16 @@ class RunManifest(BaseModel):
     def identity(self) -> RunIdentity:
         return RunIdentity(dataset_sha256=self.dataset_sha256, configuration=self.configuration,
                            configuration_sha256=self.configuration_sha256, prompt_version=self.prompt_version,
-                           prompt_sha256=self.prompt_sha256)
+                           prompt_sha256=self.prompt_sha256, manifest_sha256=self.manifest_sha256)
+
+    def manifest(self) -> dict[str, Any] | None:
+        """The manifest its fields describe (None for a file written before manifests)."""
+        if self.case_hashes is None:
+            return None
+        return trial_manifest(dataset_sha256=self.dataset_sha256, case_hashes=self.case_hashes, repeats=self.repeats,
+                              configuration=self.configuration, configuration_sha256=self.configuration_sha256,
+                              prompt_version=self.prompt_version, prompt_sha256=self.prompt_sha256,
+                              second_opinion=self.second_opinion)
 
 
 class DatasetRecord(BaseModel):
@@ -156,6 +189,8 @@ class TrialResult(BaseModel):
     configuration_sha256: str | None = None
     prompt_version: str | None = None
     prompt_sha256: str | None = None
+    manifest_sha256: str | None = Field(default=None, exclude_if=_absent)
+    """Ours: the run's manifest (``trial_manifest`` of the fields here); every sample records it."""
     repeats: int | None = None
     concurrency: int | None = None
     """None until the run finishes, and for upstream results."""
@@ -173,6 +208,10 @@ class TrialResult(BaseModel):
     shard: Shard | None = Field(default=None, exclude_if=_absent)
     """Ours, sharded runs only (with every case id in the dataset's order, for ``trial-merge``); left out of the
     file otherwise, so a merged result is byte for byte what one machine would have written."""
+    second_opinion: bool = Field(default=False, exclude_if=_absent)
+    """Ours: whether every assessed sample carries a second opinion (in the manifest)."""
+    case_hashes: dict[str, str] | None = Field(default=None, exclude_if=_absent)
+    """Ours: every case of the dataset (id -> ``case_sha256``) in its order, as the manifest lists them."""
 
     @field_serializer("configuration")
     def _public(self, config: AnswerabilityConfig | None) -> dict[str, Any] | None:
@@ -190,6 +229,16 @@ class TrialResult(BaseModel):
         if self.kind != ResultKind.UPSTREAM and any(value is None for value in ours):
             raise ValueError("an answerlens run records its dataset, configuration, their hashes and repeats")
         return self
+
+    def manifest(self) -> dict[str, Any] | None:
+        """The manifest its fields describe (None for upstream results and files written before manifests)."""
+        if self.case_hashes is None or self.kind == ResultKind.UPSTREAM:
+            return None
+        assert self.dataset_sha256 is not None and self.repeats is not None and self.configuration is not None
+        return trial_manifest(dataset_sha256=self.dataset_sha256, case_hashes=self.case_hashes, repeats=self.repeats,
+                              configuration=self.configuration, configuration_sha256=self.configuration_sha256 or "",
+                              prompt_version=self.prompt_version or "", prompt_sha256=self.prompt_sha256 or "",
+                              second_opinion=self.second_opinion)
 
     @property
     def drafts(self) -> bool:

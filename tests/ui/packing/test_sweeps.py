@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from answerlens.engine.sweep import run_sweep
 from answerlens.run_store import RunStore
-from answerlens.sweeps.run import run_sweep
 from answerlens.ui.packing import sweeps
 from tests.context_server import context_server
 from tests.sweeps.helpers import QUESTION, REQUIREMENTS, bundle, config
@@ -33,7 +33,7 @@ async def test_plan_store_reopen_and_export(tmp_path: Path) -> None:
                               "b.json", root)
         assert (planned.cells, planned.total_cells) == (2, 4)
         assert sweeps.plan(QUESTION, None, bundle(), settings, ["reader_plain", "compact"], ["packed", "90%"], 5,
-                           "b.json", root).id == planned.id  # more repeats: the same sweep, resumed
+                           "b.json", root).id != planned.id  # more repeats: another manifest, a folder of its own
         await run_sweep(QUESTION, bundle(), settings, out=planned.out, formats=["reader_plain", "compact"],
                         budgets=["packed", "90%"], repeats=2, bundle_name="b.json")
     [kept] = sweeps.stored(root)

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from answerlens import AnswerabilityConfig
+from answerlens.engine.runner import run_trial
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.second_opinion.opinion import second_opinion_for
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.log import UpstreamSample
 from answerlens.trials.reader import parse_trial, read_trial
 from answerlens.trials.result import TrialResult
-from answerlens.trials.runner import run_trial
 from answerlens.ui.trials.opinions import OPINION_FIELD
 from tests.oracle_server import judgement, oracle_server
 from tests.paths import FIXTURES, PRME, SAMPLES

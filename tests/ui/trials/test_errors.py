@@ -9,12 +9,12 @@ import json
 import pytest
 
 from answerlens import AnswerabilityConfig
+from answerlens.engine.runner import run_trial
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.failures import group_errors
 from answerlens.trials.log import TrialSample
 from answerlens.trials.reader import read_trial
 from answerlens.trials.result import TrialResult
-from answerlens.trials.runner import run_trial
 from answerlens.trials.summary import ErrorEntry
 from answerlens.ui.trials import errors as trial_errors
 from tests.scripted_server import closed_port

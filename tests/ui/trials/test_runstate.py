@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from answerlens.engine.runner import TrialOutcome
 from answerlens.html.markup import Notice, NoticeKind
 from answerlens.trials.failures import EarlyStop, group_errors
 from answerlens.trials.log import ResultKind
 from answerlens.trials.result import TrialResult
-from answerlens.trials.runner import TrialOutcome
 from answerlens.trials.summary import summarize
 from answerlens.ui.trials import runstate
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from answerlens import AnswerabilityConfig, DatasetError
+from answerlens.engine.runner import run_trial
 from answerlens.html import trial_rows as trial_results
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.log import ResultKind
 from answerlens.trials.reader import read_trial
-from answerlens.trials.runner import run_trial
 from answerlens.ui.trials import sources as trial_sources
 from answerlens.ui.trials.sources import InspectTarget
 from tests.oracle_server import judgement, oracle_server

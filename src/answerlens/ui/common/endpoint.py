@@ -121,10 +121,12 @@ def model_options(current: str, listed: tuple[str, ...]) -> list[str]:
 # --- the recorded response ----------------------------------------------------------------------------
 
 
-def from_sample(sample: Sample, source: str | None = None, *, context: str | None = None) -> Choice | None:
-    """Replay the sample's own recorded reply (``source`` names its file), bound to the sample's question, draft
-    and the exact ``context`` of its bundle (loaded when not given); None when it has none."""
-    recording = sample.recording(source=source, context=context)
+def from_sample(sample: Sample, source: str | None = None, *, source_sha256: str | None = None,
+                context: str | None = None) -> Choice | None:
+    """Replay the sample's own recorded reply (``source`` names its file, ``source_sha256`` the file's bytes, as
+    the command line names them), bound to the sample's question, draft and the exact ``context`` of its bundle
+    (loaded when not given); None when it has none."""
+    recording = sample.recording(source=source, source_sha256=source_sha256, context=context)
     if recording is None:
         return None
     return Choice(AnswerabilityConfig(provider="replay", model=sample.recorded_model), recording=recording)

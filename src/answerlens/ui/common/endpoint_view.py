@@ -223,7 +223,7 @@ def _recorded(prefix: str, source: Source | None) -> Choice:
     sample = source.sample if source is not None else None
     choice = None
     if source is not None and sample is not None:
-        choice = endpoint.from_sample(sample, source.name, context=source.context)
+        choice = endpoint.from_sample(sample, source.name, source_sha256=source.sha256, context=source.context)
     if sample is not None and choice is not None and choice.recording is not None:
         _opened_recorded(prefix)
         st.html(notice_html("warning", "Recorded response",

@@ -6,6 +6,7 @@ a path (``load_bundle`` would read a file named by a pasted string), so uploads 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from functools import cached_property
@@ -34,6 +35,9 @@ class Source:
     name: str
     bundle: MemoryBundle
     sample: Sample | None = None
+    sha256: str | None = None
+    """Of the file's bytes as read (an upload's, a pasted text's UTF-8): what a recording from it names, as the
+    command line's does, so one recorded reply has one ``provenance_sha256`` whichever path replays it."""
 
     @property
     def context(self) -> str:
@@ -73,7 +77,7 @@ def sample_files(directory: Path) -> dict[str, Path]:
     return list_samples(directory) if directory.is_dir() else {}
 
 
-def from_data(data: Any, name: str) -> Source:
+def from_data(data: Any, name: str, sha256: str | None = None) -> Source:
     """A sample (``question`` + ``bundle``) or a bundle as parsed JSON (an object or a list of records)."""
     if not isinstance(data, (dict, list)):
         # load_bundle would take a JSON string for a file path; parsed data never names a file here.
@@ -86,8 +90,8 @@ def from_data(data: Any, name: str) -> Source:
             sample = Sample.model_validate(data)
         except ValidationError as exc:
             raise BundleError(describe_validation(exc), source=name) from None
-        return Source(name=name, bundle=sample.load(name), sample=sample)
-    return Source(name=name, bundle=load_bundle(data, name=name))
+        return Source(name=name, bundle=sample.load(name), sample=sample, sha256=sha256)
+    return Source(name=name, bundle=load_bundle(data, name=name), sha256=sha256)
 
 
 def _is_reply(data: Any) -> bool:
@@ -97,7 +101,8 @@ def _is_reply(data: Any) -> bool:
 
 
 def from_path(path: Path) -> Source:
-    return from_data(read_json(path), path.name)
+    data = read_json(path)
+    return from_data(data, path.name, hashlib.sha256(path.read_bytes()).hexdigest())
 
 
 def from_bytes(data: bytes, name: str) -> Source:
@@ -107,14 +112,17 @@ def from_bytes(data: bytes, name: str) -> Source:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise BundleError(f"not UTF-8 text (byte {exc.start}); upload a JSON file", source=name) from None
-    return from_text(text, name)
+    if not text.strip():
+        raise BundleError("nothing to load: the text is empty", source=name)
+    return from_data(parse_json(text, name), name, hashlib.sha256(data).hexdigest())
 
 
 def from_text(text: str, name: str = "pasted JSON") -> Source:
     if not text.strip():
         raise BundleError("nothing to load: the text is empty", source=name)
-    check_size(len(text.encode("utf-8")), name)
-    return from_data(parse_json(text, name), name)
+    encoded = text.encode("utf-8")
+    check_size(len(encoded), name)
+    return from_data(parse_json(text, name), name, hashlib.sha256(encoded).hexdigest())
 
 
 def check_size(size: int, name: str) -> None:

@@ -18,10 +18,11 @@ from pydantic import ValidationError
 from answerlens.errors import describe_validation
 from answerlens.html.markup import cell, notice_html, outcome_cell, table_html
 from answerlens.second_opinion.badges import badge
-from answerlens.second_opinion.document import KEY, split_document, verify_document
+from answerlens.second_opinion.document import KEY, split_document
 from answerlens.second_opinion.models import RequirementOpinion, SecondOpinion
 from answerlens.ui.compare.viewmodel import Comparison
-from answerlens.verification import verify_assessment
+from answerlens.verification.assessment import verify_assessment
+from answerlens.verification.opinion import verify_document
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ from answerlens.html.markup import (
 )
 from answerlens.html.requirements import requirements_html
 from answerlens.local_model import WIRING_MARK, wiring_check
-from answerlens.report import download as report_download
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.ui.common import history, runner, scroll_view
+from answerlens.ui.common import report_file as report_download
 from answerlens.ui.common.endpoint_view import Choice
 from answerlens.ui.common.inputs import seed
 from answerlens.ui.common.runner import Failure

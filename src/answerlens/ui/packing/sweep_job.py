@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from answerlens.config import AnswerabilityConfig
+from answerlens.engine.runner import Progress, SecondOpinionSetting
+from answerlens.engine.sweep import SweepOutcome, run_sweep
 from answerlens.records import MemoryBundle
-from answerlens.sweeps.run import SweepOutcome, run_sweep
-from answerlens.trials.runner import Progress, SecondOpinionSetting
 from answerlens.ui.common import job as background
 from answerlens.ui.common.job import Job
 from answerlens.ui.common.runner import Failure

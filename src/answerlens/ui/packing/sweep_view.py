@@ -12,13 +12,13 @@ from answerlens.errors import AnswerlensError
 from answerlens.html.escape import esc, plain
 from answerlens.html.markup import notice_html
 from answerlens.html.sweep_grid import cells_table, changes_html, grid_html, requirement_tables
-from answerlens.report.document import sweep_report
 from answerlens.sweeps.settings import SweepFormat
-from answerlens.sweeps.view import labels_of
+from answerlens.sweeps.view import failure_lines, labels_of
 from answerlens.ui.common import endpoint_view, history
 from answerlens.ui.common.sources import Source
 from answerlens.ui.packing import sweep_job, sweeps
 from answerlens.ui.packing.sweep_job import SweepJob, SweepSettings
+from answerlens.verification.report import sweep_report
 
 LABELS = {item.value: item.label for item in SweepFormat}
 
@@ -167,16 +167,27 @@ def _show(prefix: str, examples: Path | None) -> None:
                             "delete its folder and run the sweep again, or pick another one"))
         return
     result = opened.result
-    links = sweeps.cell_runs(opened, history.store(st.session_state), opened.recorded.manifest.bundle)
     manifest = opened.recorded.manifest
     config = manifest.configuration
     st.html(f'<div class="al-why" data-sweep-shown="{esc(ident)}"><strong>{esc(manifest.question)}</strong>'
             f'<div class="al-muted">{esc(manifest.bundle)} · {esc(config.provider)} {esc(config.model)} · '
             f"{manifest.repeats} repeats per cell</div></div>")
-    if not (path / "result.json").exists():
-        st.html(notice_html("info", "This sweep has not finished", f"{len(result.samples)} sample(s) saved so far; "
-                            "the grid counts them", "run the same sweep again to resume"))
-    st.html(f'<div data-sweep="{esc(ident)}">'
+    if opened.problems:  # what verify says, and nothing of it shown as valid
+        st.html(notice_html("error", f"This sweep does not verify ({len(opened.problems)} problem(s))",
+                            opened.problems[0], "do not rely on its grid; delete its folder and run the sweep again",
+                            code="\n".join(opened.problems[1:6]) or None))
+        with st.expander("The grid as recorded (NOT VERIFIED)"):
+            st.html(f'<div data-sweep="{esc(ident)}" data-verified="false">' + grid_html(result) + "</div>")
+        return
+    failed = failure_lines(result)
+    if failed:  # first: every figure below leaves these samples out
+        why = notice_html("warning", failed[0], items=[line.strip() for line in failed[1:]])
+        st.html(f"<div data-sweep-failed>{why}</div>")
+    links = sweeps.cell_runs(opened, history.store(st.session_state), manifest.bundle)
+    if opened.samples is not None and not opened.samples.complete:
+        st.html(notice_html("info", "This sweep has not finished", f"{opened.samples.text}; the grid counts the "
+                            "samples saved so far", "run the same sweep again to resume"))
+    st.html(f'<div data-sweep="{esc(ident)}" data-verified="true">'
             + grid_html(result, link=lambda index: f"./?run={links[index]}" if index in links else None) + "</div>")
     st.caption("A cell opens its run in Inspect (its context at that setting, citations highlighted).")
     st.markdown("**What changed**")

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from answerlens.audit import sha256_text
 from answerlens.config import AnswerabilityConfig
 from answerlens.html.provenance import source_label
 from answerlens.records import MemoryBundle
@@ -22,6 +21,8 @@ from answerlens.sweeps.reader import Recorded, read_recorded, recompute
 from answerlens.sweeps.result import SweepManifest, SweepResult
 from answerlens.sweeps.run import contexts_of, manifest_for
 from answerlens.sweeps.settings import grid
+from answerlens.verification.samples import SampleCount
+from answerlens.verification.sweep import check
 
 SWEEPS = "sweeps"
 _ID = re.compile(r"[0-9a-f]{12}")
@@ -34,10 +35,10 @@ def sweeps_dir() -> Path:
 
 
 def sweep_id(manifest: SweepManifest) -> str:
-    """The same sweep (question, draft, bundle, settings) with the same configuration, prompt and second-opinion
-    setting: one id, one folder (the engine refuses a folder of another prompt or second-opinion setting)."""
-    opinion = "+second-opinion" if manifest.second_opinion else ""
-    return sha256_text(manifest.sweep_sha256 + manifest.configuration_sha256 + manifest.prompt_sha256 + opinion)[:12]
+    """One sweep (its manifest: question, draft, bundle, settings, repeats, configuration, prompt, second opinion),
+    one id, one folder: the engine refuses a folder of another manifest."""
+    assert manifest.manifest_sha256 is not None
+    return manifest.manifest_sha256[:12]
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,9 @@ class Opened:
     result: SweepResult
     contexts: tuple[str, ...]
     """Each cell's exact context, in cell order."""
+    problems: tuple[str, ...] = ()
+    """What ``verify`` finds in the folder (the page shows nothing of it as valid when there is any)."""
+    samples: SampleCount | None = None
 
 
 def stamp(path: Path) -> tuple[float, int]:
@@ -120,9 +124,12 @@ def stamp(path: Path) -> tuple[float, int]:
 
 
 def open_sweep(path: Path) -> Opened:
+    """A stored sweep, verified as ``answerlens verify`` verifies it."""
     recorded = read_recorded(path)
-    result, contexts = recompute(recorded)
-    return Opened(recorded, result, tuple(context.bundle.exact_context for context in contexts))
+    checked = check(recorded)
+    contexts = recompute(recorded).contexts
+    return Opened(recorded, checked.result, tuple(context.bundle.exact_context for context in contexts),
+                  checked.problems, checked.samples)
 
 
 def cell_runs(opened: Opened, runs: RunStore, title: str) -> dict[int, str]:

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from answerlens.config import AnswerabilityConfig
+from answerlens.engine.runner import Progress, TrialOutcome, run_trial
 from answerlens.errors import AnswerabilityError, AnswerlensError, DatasetError, TrialError, TrialLockError
 from answerlens.providers.engine import CallProgress
 from answerlens.trials import limits
 from answerlens.trials.dataset import Dataset
-from answerlens.trials.runner import Progress, TrialOutcome, run_trial
 from answerlens.ui.common import job as background
 from answerlens.ui.common.job import Job
 from answerlens.ui.common.runner import Failure

@@ -16,13 +16,13 @@ from answerlens.html.escape import esc
 from answerlens.html.markup import cell, notice_html, outcome_cell, table_html
 from answerlens.html.trial_rows import Stat
 from answerlens.local_model import WIRING_MARK, wiring_check
-from answerlens.report import download as report_download
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.failures import ErrorGroup
 from answerlens.trials.gates import GateReport
 from answerlens.trials.log import ResultKind
 from answerlens.trials.result import TrialResult
 from answerlens.ui.common import filters_view
+from answerlens.ui.common import report_file as report_download
 from answerlens.ui.common.local_model import CAVEAT
 from answerlens.ui.trials import opinions, sample_view
 from answerlens.ui.trials import report_model as model
@@ -73,6 +73,8 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
     for notice in built.notices:
         st.html(f'<div data-run-state="{esc(notice.kind)}">'
                 f"{notice.html()}</div>")
+    if not _verified(prefix, shown):
+        return
     numbers(built.stats)
     _gates(result.kind, result.quality_gates)
     _charts(prefix, built.charts)
@@ -80,6 +82,26 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
     opinions_section(prefix, shown, cwd)
     _tables(prefix, built)
     sample_view.sample(prefix, shown, built.refs, samples_dir, cwd)
+
+
+def _verified(prefix: str, shown: Shown) -> bool:
+    """What verify says of the result, before any of its numbers: a result that does not verify is one notice,
+    and its numbers, gates and charts are shown only on request, marked NOT VERIFIED."""
+    verified = shown.verified
+    samples = verified.samples
+    if samples is not None and not samples.complete:
+        unfinished = notice_html("info", f"This run is {samples.text}", "every figure below counts the samples "
+                                 "saved so far; a run verifies as complete only once every sample is there",
+                                 "run the same trial again to resume it")
+        st.html(f'<div data-verified="unfinished">{unfinished}</div>')
+    if not verified.problems:
+        return True
+    problems = verified.problems
+    refused = notice_html("error", f"This result does not verify ({len(problems)} problem(s))", problems[0],
+                          "do not rely on its numbers or gates; re-create it from the original run (`answerlens "
+                          "verify` names every problem)", code="\n".join(problems[1:8]) or None)
+    st.html(f'<div data-verified="false">{refused}</div>')
+    return st.toggle("Show its numbers anyway (NOT VERIFIED)", key=f"{prefix}.show_unverified")
 
 
 def _gates(kind: ResultKind, gates: GateReport | None) -> None:

@@ -39,6 +39,8 @@ class Shown:
     result: TrialResult
     origin: str
     dataset: Dataset | str | None = None
+    verified: trial_sources.Verified = field(default_factory=trial_sources.Verified)
+    """What ``answerlens verify`` says of it, checked when it was opened."""
     key: str = field(init=False)
     """The result's ``digest``: what the report's figures and tables are built once for (``report_view``)."""
 
@@ -213,7 +215,8 @@ def _ended(prefix: str, job: TrialJob) -> None:
         except AnswerlensError as exc:  # a cancel before the first sample leaves nothing to show
             st.html(notice_html("info", "Nothing to show yet", str(exc)))
             return
-        st.session_state[f"{prefix}.shown"] = Shown(result, str(outcome.result_path or job.out), job.dataset)
+        st.session_state[f"{prefix}.shown"] = Shown(result, str(outcome.result_path or job.out), job.dataset,
+                                                    _verified(lambda: trial_sources.verify_result(job.out)))
 
 
 EXAMPLE = ("trials", "example", "result.json")
@@ -228,7 +231,8 @@ def _example(path: str, mtime_ns: int, app_root: str) -> Shown | AnswerlensError
         return exc
     # Its dataset path is relative to the repository root: resolved there, wherever the app was started from.
     return Shown(result, f"shipped example sample_bundles/{Path(*EXAMPLE).as_posix()}",
-                 trial_sources.run_dataset(result, Path(app_root)))
+                 trial_sources.run_dataset(result, Path(app_root)),
+                 _verified(lambda: trial_sources.verify_result(Path(path))))
 
 
 def example(samples_dir: Path, app_root: Path) -> Shown | None:
@@ -253,14 +257,16 @@ def result_picker(prefix: str, cwd: Path) -> None:
     text = path_column.text_input("Run directory, result.json, or an upstream trial result file",
                                   key=f"{prefix}.open_path", placeholder="runs/questions-20260101-120000")
     if button_column.button("Open", key=f"{prefix}.open", width="stretch"):
-        _show(prefix, lambda: trial_sources.open_result(text, cwd), text.strip())
+        _show(prefix, lambda: trial_sources.open_result(text, cwd), text.strip(),
+              lambda: trial_sources.verify_result(trial_sources.result_path(text, cwd)))
     file = st.file_uploader("…or upload a result file", type=["json"], key=f"{prefix}.open_upload")
     if file is not None:
         data = file.getvalue()
         digest = hashlib.sha256(data).hexdigest()
         if st.session_state.get(f"{prefix}.opened_upload") != digest:
             st.session_state[f"{prefix}.opened_upload"] = digest
-            _show(prefix, lambda: trial_sources.open_upload(data, file.name), f"uploaded {file.name}")
+            _show(prefix, lambda: trial_sources.open_upload(data, file.name), f"uploaded {file.name}",
+                  lambda: trial_sources.verify_upload(data, file.name))
     problem = st.session_state.get(f"{prefix}.open_error")
     if problem is not None:
         st.html(notice_html("error", "This result cannot be opened", problem,
@@ -268,7 +274,8 @@ def result_picker(prefix: str, cwd: Path) -> None:
                             "beam-answerability-execution file"))
 
 
-def _show(prefix: str, read: Callable[[], TrialResult], origin: str) -> None:
+def _show(prefix: str, read: Callable[[], TrialResult], origin: str,
+          verify: Callable[[], trial_sources.Verified]) -> None:
     try:
         result = read()
     except AnswerlensError as exc:
@@ -276,4 +283,13 @@ def _show(prefix: str, read: Callable[[], TrialResult], origin: str) -> None:
         st.session_state[f"{prefix}.open_error"] = str(exc)
         return
     st.session_state.pop(f"{prefix}.open_error", None)
-    st.session_state[f"{prefix}.shown"] = Shown(result, origin)
+    st.session_state[f"{prefix}.shown"] = Shown(result, origin, verified=_verified(verify))
+
+
+def _verified(verify: Callable[[], trial_sources.Verified]) -> trial_sources.Verified:
+    """What verify says, on opening; a file that cannot be verified at all says so (it was read, so it is shown
+    with that problem, never as verified)."""
+    try:
+        return verify()
+    except (AnswerlensError, ValueError, OSError) as exc:
+        return trial_sources.Verified((f"it cannot be verified: {exc}",))

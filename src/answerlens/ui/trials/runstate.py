@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from answerlens.engine.runner import TrialOutcome
 from answerlens.html.markup import Notice, NoticeKind
 from answerlens.html.trial_rows import MIN_SAMPLES_FOR_RATE, counted
 from answerlens.trials.failures import ErrorGroup
 from answerlens.trials.log import ResultKind
 from answerlens.trials.result import TrialResult
-from answerlens.trials.runner import TrialOutcome
 from answerlens.ui.trials.errors import every_call_failed_alike, trial_message, trial_remedy
 
 

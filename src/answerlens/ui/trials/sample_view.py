@@ -29,7 +29,7 @@ from answerlens.ui.compare import view as compare_view
 from answerlens.ui.trials.errors import trial_message, trial_remedy
 from answerlens.ui.trials.run_view import Shown
 from answerlens.ui.trials.sources import InspectTarget, inspect_target, run_dataset
-from answerlens.verification import verify_assessment
+from answerlens.verification.assessment import verify_assessment
 
 INSPECT_PAGE = "pages/inspect.py"
 

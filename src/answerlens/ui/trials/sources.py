@@ -20,6 +20,9 @@ from answerlens.trials.dataset import Dataset, load_dataset
 from answerlens.trials.log import TrialSample
 from answerlens.trials.reader import parse_trial, read_trial
 from answerlens.trials.result import TrialResult
+from answerlens.verification.path import verify_path
+from answerlens.verification.samples import SampleCount
+from answerlens.verification.trial_path import verify_trial_data
 
 DATASET_SUFFIXES = (".json", ".jsonl")
 RUNS_DIR = "runs"
@@ -99,8 +102,17 @@ def keep_upload(data: bytes, name: str, out: Path) -> Dataset:
     return load_dataset(path)
 
 
-def open_result(path_text: str, cwd: Path) -> TrialResult:
-    """A result directory, ``result.json``, or an upstream result file, by path (relative to the working dir)."""
+@dataclass(frozen=True)
+class Verified:
+    """What ``answerlens verify`` says of a result opened in the app: its problems (the page shows none of its
+    numbers as valid when there is any) and its samples against its manifest."""
+
+    problems: tuple[str, ...] = ()
+    samples: SampleCount | None = None
+
+
+def result_path(path_text: str, cwd: Path) -> Path:
+    """The path a user typed (relative to the working dir), refused when empty or missing."""
     text = path_text.strip().strip('"').strip("'")
     if not text:
         raise DatasetError("give the path of a run directory, a result.json or an upstream result file")
@@ -109,17 +121,37 @@ def open_result(path_text: str, cwd: Path) -> TrialResult:
         path = cwd / path
     if not path.exists():
         raise DatasetError(f"{path}: no such file or directory")
-    return read_trial(path)
+    return path
+
+
+def open_result(path_text: str, cwd: Path) -> TrialResult:
+    """A result directory, ``result.json``, or an upstream result file, by path (relative to the working dir)."""
+    return read_trial(result_path(path_text, cwd))
+
+
+def verify_result(path: Path) -> Verified:
+    """A result file or run folder verified as ``answerlens verify PATH`` verifies it."""
+    check = verify_path(path)
+    return Verified(check.problems, check.samples)
 
 
 def open_upload(data: bytes, name: str) -> TrialResult:
     """An uploaded result file (ours or upstream)."""
+    return parse_trial(_parsed(data, name), Path(name).name or "result.json")
+
+
+def verify_upload(data: bytes, name: str) -> Verified:
+    """An uploaded result file verified as ``answerlens verify`` verifies the file."""
+    checked = verify_trial_data(_parsed(data, name), Path(name).name or "result.json")
+    return Verified(checked.problems, checked.samples)
+
+
+def _parsed(data: bytes, name: str) -> Any:
     label = Path(name).name or "result.json"
     try:
-        parsed = json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8"))
     except ValueError as exc:
         raise DatasetError(f"{label}: cannot read trial result ({exc})") from None
-    return parse_trial(parsed, label)
 
 
 # --- from a sample back to the Inspect page ------------------------------------------------------------

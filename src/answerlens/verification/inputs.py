@@ -6,7 +6,6 @@ from its samples, and every sample's assessment verifies."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -15,17 +14,13 @@ from pydantic import ValidationError
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
 from answerlens.citations import label_sites, printed_record_ids
-from answerlens.errors import DatasetError, describe_validation
 from answerlens.records import ContextFormat, MemoryBundle
 from answerlens.render import context_format_of
 from answerlens.report.embedded import AssessmentData, SweepData, TrialData
 from answerlens.second_opinion.document import KEY, split_document
-from answerlens.second_opinion.verification import verify_second_opinion
-from answerlens.trials.gates import Gate, evaluate_gates
-from answerlens.trials.log import ResultKind, TrialSample, UpstreamSample, parse_samples, round_trip_problem
-from answerlens.trials.result import TrialResult
-from answerlens.trials.summary import summarize
-from answerlens.verification import provenance_note, recording_mark, verify_assessment
+from answerlens.verification.assessment import verify_assessment
+from answerlens.verification.notes import Notes, assessment_notes
+from answerlens.verification.opinion import verify_second_opinion
 
 
 def input_problems(data: AssessmentData) -> list[str]:
@@ -120,10 +115,9 @@ def _is_uuid(token: str) -> bool:
         return False
 
 
-def report_notes(report: AssessmentData | TrialData | SweepData, *,
-                 bundle: MemoryBundle | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """What verify says beside its verdict: the replay marks of every assessment in a report's data, then the
-    caveats (provenance no hash covers; for a reader or compact context verified without its bundle, that which
+def report_notes(report: AssessmentData | TrialData | SweepData, *, bundle: MemoryBundle | None) -> Notes:
+    """What verify says beside its verdict of a report's data: the replay marks of every assessment in it, then
+    the caveats (provenance no hash covers; for a reader or compact context verified without its bundle, that which
     memory a reference names was taken as recorded)."""
     if isinstance(report, TrialData | SweepData):
         samples = report.result.get("samples") if isinstance(report, TrialData) else report.sweep.get("samples")
@@ -131,124 +125,11 @@ def report_notes(report: AssessmentData | TrialData | SweepData, *,
                  enumerate(samples if isinstance(samples, list) else []) if isinstance(sample, Mapping)]
     else:
         found = [("", split_document(report.document)[0])]
-    assessments = [(where, data) for where, data in found if isinstance(data, Mapping)]
-    marks = [f"{where}{mark}" for where, data in assessments if (mark := recording_mark(data))]
-    uncovered = sum(provenance_note(data) is not None for _, data in assessments)
-    caveats = [f"{uncovered} of {len(assessments)} assessment(s) carry no provenance_sha256: their provider, model, "
-               "origin and recording are covered by no hash"] if uncovered else []
+    notes = assessment_notes(found)
     if isinstance(report, AssessmentData) and bundle is None:
         fmt = context_format_of(report.context) or report.context_format
         if fmt in (ContextFormat.READER, ContextFormat.COMPACT) and any(
                 item.get("evidence_refs") for item in _requirements(report.document)):
-            caveats.append(f"which memory each reference names was taken as recorded (a {fmt.value} context does "
-                           "not print it): pass --bundle to check it")
-    return tuple(marks), tuple(caveats)
-
-
-@dataclass(frozen=True)
-class CheckedTrial:
-    """A trial report's result as read back (None when it does not read), with every problem found."""
-
-    result: TrialResult | None
-    problems: tuple[str, ...]
-
-
-def trial_problems(data: TrialData) -> CheckedTrial:
-    raw = data.result
-    try:
-        result = read_result(raw)
-    except DatasetError as exc:
-        return CheckedTrial(None, (f"result: {exc}",))
-    problems = _summary_problems(raw, result)
-    problems += _gate_problems(result)
-    for position, sample in enumerate(raw["samples"]):
-        assessment = sample.get("assessment")
-        if assessment is None:
-            continue
-        label = f"samples[{position}] {sample.get('question_id')} repeat {sample.get('repeat')}"
-        problems += [f"{label}: {problem}" for problem in verify_assessment(assessment).problems]
-    try:
-        result = result.model_copy(update={"summary": summarize(result.samples, drafts=_drafts(result))})
-    except DatasetError:
-        pass  # reported by _summary_problems; the recorded summary stays on show
-    return CheckedTrial(result, tuple(problems))
-
-
-def recorded_summary_problems(raw: Mapping[str, Any], result: TrialResult) -> list[str]:
-    """The summary and gates a result file records, against what its samples give (readers recompute them, so
-    an edited summary or gate would otherwise pass unseen). ``result`` is the result as read; the gates are taken
-    from ``raw`` as recorded."""
-    try:
-        recorded = read_result(raw)
-    except DatasetError as exc:
-        return [f"result: {exc}"]
-    return _summary_problems(raw, result) + _gate_problems(recorded)
-
-
-def read_result(raw: Mapping[str, Any]) -> TrialResult:
-    """A dumped ``TrialResult``, typed; one that does not read back exactly as recorded is a ``DatasetError``."""
-    samples: tuple[TrialSample, ...] | tuple[UpstreamSample, ...]
-    if raw.get("kind") == ResultKind.UPSTREAM:
-        samples = parse_samples(raw.get("samples"), UpstreamSample, "result")
-    else:
-        samples = parse_samples(raw.get("samples"), TrialSample, "result")
-    try:
-        result = TrialResult.model_validate({**raw, "samples": samples})
-    except ValidationError as exc:
-        raise DatasetError(describe_validation(exc)) from None
-    recorded = {key: value for key, value in raw.items() if key != "samples"}
-    problem = round_trip_problem(recorded, result.model_dump(mode="json", exclude={"samples"}))
-    if problem:
-        raise DatasetError(problem)
-    return result
-
-
-def _summary_problems(raw: Mapping[str, Any], result: TrialResult) -> list[str]:
-    try:
-        recomputed = summarize(result.samples, drafts=_drafts(result)).model_dump(mode="json")
-    except DatasetError as exc:
-        return [f"samples: {exc}"]
-    where = first_difference(raw.get("summary"), recomputed, "summary")
-    return [f"{where}: differs from what the samples give"] if where else []
-
-
-def _gate_problems(result: TrialResult) -> list[str]:
-    """Our gates are re-evaluated from the summary; upstream's are shown as published."""
-    gates = result.quality_gates
-    if gates is None or result.kind == ResultKind.UPSTREAM:
-        return []
-    known = {gate.value for gate in Gate}
-    unknown = [name for name in gates.results if name not in known]
-    if unknown:
-        return [f"quality_gates.results.{name}: not a gate answerlens evaluates" for name in unknown]
-    try:
-        summary = summarize(result.samples, drafts=_drafts(result))
-    except DatasetError:
-        return []  # reported by _summary_problems
-    fresh = evaluate_gates(summary,
-                           {Gate(name): gate.required for name, gate in gates.results.items()})
-    where = first_difference(gates.model_dump(mode="json"), fresh.model_dump(mode="json"), "quality_gates")
-    return [f"{where}: differs from the gates re-evaluated over the samples"] if where else []
-
-
-def _drafts(result: TrialResult) -> bool:
-    return result.drafts or any(sample.answer_label is not None for sample in result.samples)
-
-
-def first_difference(recorded: Any, fresh: Any, path: str) -> str | None:
-    """The JSON path of the first place two JSON values differ (type included), or None when equal."""
-    if isinstance(recorded, dict) and isinstance(fresh, dict):
-        for key in [*recorded, *(key for key in fresh if key not in recorded)]:
-            found = first_difference(recorded.get(key), fresh.get(key), f"{path}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(recorded, list) and isinstance(fresh, list):
-        if len(recorded) != len(fresh):
-            return path
-        for index, (left, right) in enumerate(zip(recorded, fresh, strict=True)):
-            found = first_difference(left, right, f"{path}[{index}]")
-            if found:
-                return found
-        return None
-    return None if type(recorded) is type(fresh) and recorded == fresh else path
+            notes += Notes(caveats=(f"which memory each reference names was taken as recorded (a {fmt.value} "
+                                    "context does not print it): pass --bundle to check it",))
+    return notes

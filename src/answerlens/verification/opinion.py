@@ -14,11 +14,13 @@ from answerlens.claims.audit import recorded_hash_problems
 from answerlens.errors import json_path
 from answerlens.records import MemoryBundle
 from answerlens.second_opinion.audit import opinion_id, opinion_sha256
+from answerlens.second_opinion.document import KEY, split_document
 from answerlens.second_opinion.evidence import evidence_as_of, packed_records, typed_evidence
 from answerlens.second_opinion.flags import FLAG_RULES_VERSION, flag_requirement
 from answerlens.second_opinion.models import RequirementOpinion, SecondOpinion
 from answerlens.second_opinion.scope import requirement_scope
 from answerlens.second_opinion.strict import strict_outcome
+from answerlens.verification.assessment import verify_assessment
 
 PREFIX = "second_opinion"
 
@@ -129,3 +131,12 @@ def _bundle_problems(opinion: SecondOpinion, audited: Mapping[str, Any], bundle:
                 problems.append(f"{PREFIX}.requirements[{index}].typed_evidence[{number}]: {', '.join(names)} "
                                 "differ from the bundle's record")
     return problems
+
+
+def verify_document(document: Mapping[str, Any], *, bundle: MemoryBundle | None = None) -> tuple[str, ...]:
+    """Problems of the assessment (``verify_assessment``), of its second opinion, and of the strict view."""
+    assessment, opinion, problems = split_document(document)
+    problems += verify_assessment(assessment, bundle=bundle).problems
+    if KEY in document:  # even a null one: a document that names a second opinion must carry a valid one
+        problems += verify_second_opinion(opinion, assessment, bundle=bundle)
+    return tuple(problems)

@@ -10,10 +10,9 @@ import pytest
 
 from answerlens import verify_assessment
 from answerlens.citations import valid_references
-from answerlens.report.document import assessment_report, render
 from answerlens.report.embedded import extract
-from answerlens.report.integrity import verify_report
 from answerlens.samples import load_sample
+from answerlens.verification.report import assessment_report, render, verify_report
 from tests.forgery import rehashed
 from tests.paths import SAMPLES
 from tests.report.builders import replayed

@@ -35,6 +35,7 @@ from answerlens.trials.preflight import check_endpoints
 from answerlens.trials.result import RunIdentity, TrialResult
 from answerlens.trials.shard import Shard
 from answerlens.trials.writer import SampleWriter
+from answerlens.verification.folder import saved_samples
 
 if TYPE_CHECKING:  # a run without a second opinion never imports the claim verifier
     from answerlens.claims.verifier import ClaimVerifier
@@ -96,6 +97,8 @@ class RunLayout:
     """Create the folder, or check it holds this run; return its samples folder (called holding the lock)."""
     finish: Callable[[Sequence[TrialSample], float], Path]
     """Write the run's result from every planned sample (in plan order) and the wall seconds; return its path."""
+    manifest_sha256: str
+    """The run's manifest hash, which every sample records."""
 
 
 @dataclass(frozen=True)
@@ -193,10 +196,11 @@ class _Plan:
     @classmethod
     def prepare(cls, dataset: Dataset, config: AnswerabilityConfig, repeats: int, out: Path, shard: Shard | None,
                 opinions: bool, layout: RunLayout | None = None) -> _Plan:
-        identity = folder.run_identity(dataset, config)
+        identity = folder.run_identity(dataset, config, repeats=repeats, second_opinion=opinions,
+                                       manifest=layout.manifest_sha256 if layout is not None else None)
         samples_dir = layout.prepare(out) if layout is not None else \
             folder.prepare_output(out, dataset, identity, repeats, shard=shard, second_opinion=opinions)
-        saved = folder.saved_samples(samples_dir, dataset, identity, repeats)
+        saved = saved_samples(samples_dir, dataset, identity, repeats)
         planned = tuple((item, repeat) for item, repeat in dataset.planned(repeats)
                         if shard is None or shard.holds(item.case.id, repeat))
         done = {key: sample for key, sample in saved.items() if sample.error is None}  # error samples are retried
@@ -281,7 +285,8 @@ class _Run:
         sample = TrialSample(case_id=case.id, question_id=case.id, question_type=case.question_type,
                              label=case.label, answer_label=case.answer_label, repeat=repeat,
                              dataset_sha256=self.plan.identity.dataset_sha256, case_sha256=item.sha256,
-                             configuration_sha256=self.plan.identity.configuration_sha256, latency_ms=latency,
+                             configuration_sha256=self.plan.identity.configuration_sha256,
+                             manifest_sha256=self.plan.identity.manifest_sha256, latency_ms=latency,
                              assessment=assessment, error=error, second_opinion=opinion)
         span.sampled(sample)
         await self._save(writer, sample)
@@ -334,6 +339,8 @@ def _finish(plan: _Plan, run: _Run, *, gates: Mapping[Gate, Threshold] | None, c
         if plan.shard is not None else None
     result = folder.assemble(folder.dataset_record(plan.dataset), folder.question_records(plan.dataset), samples,
                              plan.identity, repeats=plan.repeats, concurrency=concurrency, gates=gates,
-                             wall_seconds=time.monotonic() - run.started, drafts=plan.dataset.has_drafts, shard=shard)
+                             wall_seconds=time.monotonic() - run.started, drafts=plan.dataset.has_drafts, shard=shard,
+                             case_hashes=folder.case_hashes(plan.dataset),
+                             second_opinion=run.second_opinion is not None)
     return TrialOutcome(result, folder.write_result(plan.out, result), new, reused, run.errors, False,
                         warnings=warnings)

@@ -14,9 +14,9 @@ import pytest
 
 from answerlens import TrialError
 from answerlens.cli import main
+from answerlens.engine.runner import run_trial
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.folder import sample_filename
-from answerlens.trials.runner import run_trial
 from tests.oracle_server import oracle_server
 from tests.trials.helpers import REPLIES, config, question_cases, write_dataset
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from answerlens.traces.checks import import_note, import_problems
+from answerlens.verification.imported import import_note, import_problems
 from tests.traces.pipeline import otlp_json, provider, run_pipeline
 
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from answerlens.errors import ReportError
-from answerlens.report.integrity import _first_index, page_difference, verify_report
+from answerlens.verification.report import _first_index, page_difference, verify_report
 from tests.report.builders import (
     OPINION_SAMPLES,
     SAMPLE_NAMES,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from answerlens.report.download import LABEL, MIME, assessment_file, trial_file
-from answerlens.report.integrity import verify_report
+from answerlens.ui.common.report_file import LABEL, MIME, assessment_file, trial_file
+from answerlens.verification.report import verify_report
 from tests.report.builders import embedded, replayed, sample, trial
 
 

@@ -4,13 +4,14 @@ given the sample it was made from, that the sample names the same span and holds
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from answerlens.trace_import import IMPORT_KEY, TraceImport
+from answerlens.verification.notes import Notes
 
 
 def import_block(data: Mapping[str, Any]) -> TraceImport | None:
@@ -77,3 +78,10 @@ def _sample_problems(block: TraceImport, sample: Mapping[str, Any]) -> list[str]
     if ids != block.record_ids:
         return [f"{IMPORT_KEY}.record_ids: the sample's records are not the ones imported"]
     return []
+
+
+def import_checks(assessments: Sequence[Mapping[str, Any]],
+                  sample: Mapping[str, Any] | None = None) -> tuple[list[str], Notes]:
+    """verify's problems and notes for a file's assessments: each imported one's note (a mark) and problems."""
+    marks = tuple(note for data in assessments if (note := import_note(data)) is not None)
+    return [problem for data in assessments for problem in import_problems(data, sample)], Notes(marks=marks)

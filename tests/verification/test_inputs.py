@@ -8,14 +8,9 @@ from typing import Any
 
 import pytest
 
-from answerlens.report.checks import (
-    assessment_problems,
-    citable_context,
-    first_difference,
-    input_problems,
-    trial_problems,
-)
 from answerlens.report.embedded import AssessmentData, TrialData, envelope_of
+from answerlens.verification.inputs import assessment_problems, citable_context, input_problems
+from answerlens.verification.trial import first_difference, trial_problems
 from tests.report.builders import (
     OPINION_SAMPLES,
     SAMPLE_NAMES,
@@ -145,7 +140,7 @@ def trial_data(name: str) -> TrialData:
 
 @pytest.mark.parametrize("name", [pytest.param(name, id=name) for name in TRIALS])
 def test_every_trial_result_passes(name: str) -> None:
-    checked = trial_problems(trial_data(name))
+    checked = trial_problems(trial_data(name).result)
     assert checked.problems == () and checked.result is not None
 
 
@@ -168,7 +163,7 @@ def _edit_result(data: TrialData, edit: Callable[[dict[str, Any]], None]) -> Tri
     pytest.param("drafts", _set(("configuration", "api_key"), "sk-secret"), "result: ", id="unreadable"),
 ])
 def test_an_edited_trial_result_is_named(name: str, edit: Callable[[dict[str, Any]], None], named: str) -> None:
-    checked = trial_problems(_edit_result(trial_data(name), edit))
+    checked = trial_problems(_edit_result(trial_data(name), edit).result)
     assert any(named in problem for problem in checked.problems), checked.problems
 
 

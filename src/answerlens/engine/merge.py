@@ -19,14 +19,15 @@ from answerlens.errors import DatasetError, TrialError
 from answerlens.trials import folder
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.gates import Gate, Threshold
-from answerlens.trials.integrity import dataset_problems, load_run_dataset
 from answerlens.trials.lock import RunLock
 from answerlens.trials.log import ResultKind, TrialSample
 from answerlens.trials.reader import read_trial
 from answerlens.trials.result import RunIdentity, RunManifest, TrialResult
 from answerlens.trials.shard import Shard, shard_number
+from answerlens.verification.folder import check_folder
+from answerlens.verification.trial import dataset_problems, load_run_dataset
 
-SHARED = ("dataset_sha256", "configuration_sha256", "prompt_sha256", "repeats")
+SHARED = ("dataset_sha256", "configuration_sha256", "prompt_sha256", "repeats", "manifest_sha256")
 
 
 @dataclass(frozen=True)
@@ -58,12 +59,14 @@ def merge_shards(folders: Sequence[Path], out: Path, *, gates: Mapping[Gate, Thr
     questions = folder.question_records(run_dataset)
     identity = RunIdentity(dataset_sha256=result.dataset.sha256, configuration=result.configuration,
                            configuration_sha256=result.configuration_sha256 or "",
-                           prompt_version=result.prompt_version or "", prompt_sha256=result.prompt_sha256 or "")
+                           prompt_version=result.prompt_version or "", prompt_sha256=result.prompt_sha256 or "",
+                           manifest_sha256=result.manifest_sha256)
     finished = [part.result.finished_at for part in parts if part.result.finished_at is not None]
     merged = folder.assemble(result.dataset, questions, samples, identity, repeats=result.repeats,
                              concurrency=concurrencies.pop() if len(concurrencies) == 1 else None, gates=gates,
                              wall_seconds=max(part.result.wall_seconds or 0.0 for part in parts),
-                             drafts=any(part.result.drafts for part in parts), finished_at=max(finished, default=None))
+                             drafts=any(part.result.drafts for part in parts), finished_at=max(finished, default=None),
+                             case_hashes=folder.case_hashes(run_dataset), second_opinion=result.second_opinion)
     return merged, _write(out, merged, identity)
 
 
@@ -85,7 +88,7 @@ def _check_against_dataset(parts: list[_Part], dataset: Dataset) -> None:
     case hashes, and every assessment re-derived from its case's bundle. The first shard with a problem is
     refused, naming them."""
     for part in parts:
-        problems = folder.folder_problems(part.folder, part.result) + dataset_problems(part.result, dataset)
+        problems = [*check_folder(part.folder).problems, *dataset_problems(part.result, dataset)]
         if problems:
             shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
             raise TrialError(f"{part.folder}: does not match the run's dataset and configuration: {shown}")
@@ -141,10 +144,8 @@ def _write(out: Path, result: TrialResult, identity: RunIdentity) -> Path:
         if (out / folder.RESULT).exists() or (out / folder.MANIFEST).exists():
             raise TrialError(f"{out} already holds a run; merge into a fresh directory")
         assert result.dataset is not None and result.repeats is not None
-        opinions = any(isinstance(sample, TrialSample) and sample.second_opinion is not None
-                       for sample in result.samples)
         manifest = RunManifest(dataset=result.dataset.path, repeats=result.repeats, **dict(identity),
-                               second_opinion=opinions)
+                               second_opinion=result.second_opinion, case_hashes=result.case_hashes)
         folder.write_atomically(out / folder.MANIFEST, folder.json_text(manifest))
         samples_dir = out / folder.SAMPLES
         samples_dir.mkdir(exist_ok=True)

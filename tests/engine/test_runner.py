@@ -11,11 +11,11 @@ import pytest
 from pydantic import SecretStr
 
 from answerlens import TrialError
+from answerlens.engine.runner import run_trial
 from answerlens.trials.dataset import load_dataset
 from answerlens.trials.folder import sample_filename
 from answerlens.trials.gates import Gate
 from answerlens.trials.reader import read_trial
-from answerlens.trials.runner import run_trial
 from tests.oracle_server import oracle_server
 from tests.trials.helpers import BUNDLE, LABELS, REPLIES, SUPPORTED, config, finished, question_cases, write_dataset
 

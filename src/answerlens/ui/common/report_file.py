@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from functools import partial
 
 from answerlens.assessment import AnswerabilityAssessment
-from answerlens.report.document import assessed_answer, assessment_report, trial_report
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.trials.result import TrialResult
+from answerlens.verification.report import assessed_answer, assessment_report, trial_report
 
 LABEL = "Download report"
 MIME = "text/html"

@@ -1,0 +1,289 @@
+"""A trial's checks: what a saved sample must agree with before it is resumed, merged or verified (its case in the
+dataset, the run, and its own assessment, which must be of that case's inputs and must verify); a run folder's
+files against its result; a result's summary and gates against its samples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from answerlens.audit import configuration_sha256, manifest_sha256
+from answerlens.config import AnswerabilityConfig
+from answerlens.errors import DatasetError, TrialError, describe_validation
+from answerlens.prompts import prompt_for
+from answerlens.records import MemoryBundle
+from answerlens.trials.dataset import Dataset, LoadedCase
+from answerlens.trials.folder import (
+    plain_value,
+    sample_label,
+    sample_mismatches,
+)
+from answerlens.trials.gates import Gate, evaluate_gates
+from answerlens.trials.log import (
+    ResultKind,
+    TrialSample,
+    UpstreamSample,
+    json_difference,
+    parse_samples,
+    round_trip_problem,
+)
+from answerlens.trials.result import TrialResult
+from answerlens.trials.summary import summarize
+from answerlens.verification.assessment import verify_assessment
+from answerlens.verification.opinion import verify_second_opinion
+from answerlens.verification.samples import SampleCount
+
+
+def sample_problems(sample: TrialSample, item: LoadedCase | None, *, dataset_sha256: str,
+                    configuration_sha256: str | None, manifest: str | None, rederive: bool = True) -> list[str]:
+    """Every way ``sample`` disagrees with its case ``item`` and the run (``sample_mismatches``); ``rederive`` also
+    verifies its assessment against the case's bundle (every citation resolved in the exact context)."""
+    problems = sample_mismatches(sample, item, dataset_sha256=dataset_sha256,
+                                 configuration_sha256=configuration_sha256, manifest=manifest)
+    if item is None or sample.assessment is None or not rederive:
+        return problems
+    if not any(problem.startswith("assessment.context_sha256") for problem in problems):
+        problems += [f"assessment: {problem}"
+                     for problem in verify_assessment(sample.assessment, bundle=item.bundle).problems]
+    return problems
+
+
+def dataset_problems(result: TrialResult, dataset: Dataset, *, rederive: bool = True) -> list[str]:
+    """A result (or run folder) checked against ``dataset``: the same file, each question record as the dataset
+    writes it, and every sample against its case (``sample_problems``)."""
+    recorded = result.dataset.sha256 if result.dataset is not None else None
+    if recorded != dataset.sha256:
+        return [f"dataset: {dataset.path} is not the run's dataset (sha256 {dataset.sha256[:12]}…, the run's "
+                f"{(recorded or 'unrecorded')[:12]}…)"]
+    cases = {item.case.id: item for item in dataset.cases}
+    problems = []
+    for record in result.questions:
+        item = cases.get(record.question_id)
+        if item is None:
+            problems.append(f"questions: {record.question_id!r} is not a case of this dataset")
+            continue
+        for name in ("question", "label", "question_type", "answer_label"):
+            if plain_value(getattr(record, name)) != plain_value(getattr(item.case, name)):
+                problems.append(f"questions: {record.question_id}: {name} differs from the dataset's")
+    for sample in result.samples:
+        if isinstance(sample, TrialSample):
+            problems += [f"samples: {sample_label(sample)}: {problem}" for problem in sample_problems(
+                sample, cases.get(sample.case_id), dataset_sha256=dataset.sha256,
+                configuration_sha256=result.configuration_sha256, manifest=result.manifest_sha256,
+                rederive=rederive)]
+    return problems
+
+
+def load_run_dataset(result: TrialResult, given: Dataset | None) -> Dataset:
+    """The dataset a run's samples are checked against: ``given``, else the file the run recorded, when it is
+    still there with the same bytes; else a ``TrialError`` saying to pass it."""
+    from answerlens.trials.dataset import load_dataset
+
+    if given is not None:
+        return given
+    recorded = result.dataset
+    if recorded is None:
+        raise TrialError("the run records no dataset: pass --dataset FILE")
+    try:
+        dataset = load_dataset(recorded.path)
+    except (DatasetError, OSError) as exc:
+        raise TrialError(f"the run's dataset {recorded.path} cannot be read ({exc}): pass --dataset FILE so every "
+                         "sample can be checked against it") from None
+    if dataset.sha256 != recorded.sha256:
+        raise TrialError(f"{recorded.path} has changed since the run (sha256 {dataset.sha256[:12]}…, the run's "
+                         f"{recorded.sha256[:12]}…): pass the run's dataset with --dataset FILE")
+    return dataset
+
+
+@dataclass(frozen=True)
+class CheckedTrial:
+    """A trial result as read back (None when it does not read), every problem found, and its samples against its
+    manifest's cases × repeats (None for an upstream result, or a file written before manifests)."""
+
+    result: TrialResult | None
+    problems: tuple[str, ...]
+    samples: SampleCount | None = None
+
+
+def trial_problems(raw: Mapping[str, Any], *, bundles: Mapping[str, MemoryBundle] | None = None) -> CheckedTrial:
+    """A trial result as recorded (``result.json``, or a report's embedded ``result``): read back, its manifest
+    recomputed, every case holding ``repeats`` samples, its summary and gates recomputed, every sample's assessment
+    and second opinion verified (over its case's bundle, by case id, when ``bundles`` has it)."""
+    try:
+        result = read_result(raw)
+    except DatasetError as exc:
+        return CheckedTrial(None, (f"result: {exc}",))
+    problems, count = manifest_problems(result)
+    problems += _summary_problems(raw, result)
+    problems += _gate_problems(result)
+    problems += verify_samples(result.samples, bundles or {})
+    try:
+        result = result.model_copy(update={"summary": summarize(result.samples, drafts=_drafts(result))})
+    except DatasetError:
+        pass  # reported by _summary_problems; the recorded summary stays on show
+    return CheckedTrial(result, tuple(problems), count)
+
+
+def verify_samples(samples: Sequence[TrialSample | UpstreamSample], bundles: Mapping[str, MemoryBundle],
+                   labels: Sequence[str] | None = None) -> list[str]:
+    """Every assessed sample's assessment and second opinion verified, over its case's bundle when there is one;
+    each problem starts with the sample's label (default: its position in the result)."""
+    problems = []
+    for position, sample in enumerate(samples):
+        if sample.assessment is None:
+            continue
+        bundle = bundles.get(sample.case_id)
+        found = list(verify_assessment(sample.assessment, bundle=bundle).problems)
+        opinion = sample.second_opinion if isinstance(sample, TrialSample) else None
+        if opinion is not None:
+            found += verify_second_opinion(opinion, sample.assessment, bundle=bundle)
+        label = labels[position] if labels is not None else \
+            f"samples[{position}] {sample.question_id} repeat {sample.repeat}"
+        problems += [f"{label}: {problem}" for problem in found]
+    return problems
+
+
+def configured_model_problems(samples: Sequence[TrialSample | UpstreamSample],
+                              configuration: AnswerabilityConfig | None) -> list[str]:
+    """Every assessment of a run names the provider and model its configuration names (a sample relabelled to
+    another model is caught even where no provenance hash covers it)."""
+    if configuration is None:
+        return []
+    wanted = (configuration.provider, configuration.model)
+    return [f"{sample_label(sample)}: assessment names {sample.assessment.provider} {sample.assessment.model!r}, the "
+            f"run's configuration {wanted[0]} {wanted[1]!r}"
+            for sample in samples if isinstance(sample, TrialSample) and sample.assessment is not None
+            and (sample.assessment.provider, sample.assessment.model) != wanted]
+
+
+def manifest_problems(result: TrialResult, *, written: bool = True) -> tuple[list[str], SampleCount | None]:
+    """A result's manifest against its own fields, every sample against it (this run's, its case's hash, a repeat
+    of the run's, counted once), and the count of the samples the manifest plans (the shard's, for a shard)."""
+    if result.kind == ResultKind.UPSTREAM:
+        return [], None
+    manifest = result.manifest()
+    if manifest is None or result.manifest_sha256 is None:
+        return ["manifest: none recorded (written by an answerlens from before manifests), so its samples cannot be "
+                "proved to be this run's, or complete; run the trial again into a fresh folder"], None
+    assert result.repeats is not None and result.case_hashes is not None
+    problems = identity_problems(manifest, result.manifest_sha256)
+    seen: set[tuple[str, int]] = set()
+    for position, sample in enumerate(result.samples):
+        if not isinstance(sample, TrialSample):
+            continue
+        why = _foreign(sample, result, seen)
+        if why:
+            problems.append(f"samples[{position}] {sample_label(sample)}: {why}")
+        else:
+            seen.add((sample.case_id, sample.repeat))
+    problems += configured_model_problems(result.samples, result.configuration)
+    planned = [(case, repeat) for case in result.case_hashes for repeat in range(result.repeats)
+               if result.shard is None or result.shard.holds(case, repeat)]
+    failed = sum(1 for sample in result.samples if sample.error is not None)
+    return problems, SampleCount(len(planned), len(seen & set(planned)), failed, written=written)
+
+
+def identity_problems(manifest: Mapping[str, Any], recorded: str | None) -> list[str]:
+    """A trial's manifest fields against the hashes beside them: its ``manifest_sha256``, its configuration's hash
+    and the prompt its configuration names."""
+    problems = []
+    if manifest_sha256(manifest) != recorded:
+        problems.append("manifest_sha256: not that of the run's fields (dataset, cases, repeats, configuration, "
+                        "prompt, second opinion): they were edited after the run")
+    config = manifest["configuration"]
+    if configuration_sha256(config) != manifest["configuration_sha256"]:
+        problems.append("configuration_sha256: not that of the configuration recorded beside it")
+    prompt = prompt_for(str(config.get("prompt") or "answerlens"))
+    if (prompt.version, prompt.sha256) != (manifest["prompt_version"], manifest["prompt_sha256"]):
+        problems.append(f"prompt: the configuration names {prompt.version} ({prompt.sha256[:12]}…), the run records "
+                        f"{manifest['prompt_version']} ({str(manifest['prompt_sha256'])[:12]}…)")
+    return problems
+
+
+def _foreign(sample: TrialSample, result: TrialResult, seen: set[tuple[str, int]]) -> str | None:
+    """Why a sample is not one of this run's planned samples, or None."""
+    assert result.case_hashes is not None and result.repeats is not None
+    if sample.manifest_sha256 != result.manifest_sha256:
+        return "a sample of another run (its manifest_sha256 differs): refused"
+    if sample.case_id not in result.case_hashes:
+        return "not a case of the run's dataset"
+    if sample.case_sha256 != result.case_hashes[sample.case_id]:
+        return "case_sha256: not the case the manifest lists"
+    if sample.repeat >= result.repeats:
+        return f"repeat {sample.repeat}, and the run has {result.repeats} repeat(s)"
+    if result.shard is not None and not result.shard.holds(sample.case_id, sample.repeat):
+        return f"belongs to another shard than {result.shard.label}"
+    if (sample.case_id, sample.repeat) in seen:
+        return "recorded twice"
+    return None
+
+
+def recorded_summary_problems(raw: Mapping[str, Any], result: TrialResult) -> list[str]:
+    """The summary and gates a result file records, against what its samples give (readers recompute them, so
+    an edited summary or gate would otherwise pass unseen). ``result`` is the result as read; the gates are taken
+    from ``raw`` as recorded."""
+    try:
+        recorded = read_result(raw)
+    except DatasetError as exc:
+        return [f"result: {exc}"]
+    return _summary_problems(raw, result) + _gate_problems(recorded)
+
+
+def read_result(raw: Mapping[str, Any]) -> TrialResult:
+    """A dumped ``TrialResult``, typed; one that does not read back exactly as recorded is a ``DatasetError``."""
+    samples: tuple[TrialSample, ...] | tuple[UpstreamSample, ...]
+    if raw.get("kind") == ResultKind.UPSTREAM:
+        samples = parse_samples(raw.get("samples"), UpstreamSample, "result")
+    else:
+        samples = parse_samples(raw.get("samples"), TrialSample, "result")
+    try:
+        result = TrialResult.model_validate({**raw, "samples": samples})
+    except ValidationError as exc:
+        raise DatasetError(describe_validation(exc)) from None
+    recorded = {key: value for key, value in raw.items() if key != "samples"}
+    problem = round_trip_problem(recorded, result.model_dump(mode="json", exclude={"samples"}))
+    if problem:
+        raise DatasetError(problem)
+    return result
+
+
+def _summary_problems(raw: Mapping[str, Any], result: TrialResult) -> list[str]:
+    try:
+        recomputed = summarize(result.samples, drafts=_drafts(result)).model_dump(mode="json")
+    except DatasetError as exc:
+        return [f"samples: {exc}"]
+    where = first_difference(raw.get("summary"), recomputed, "summary")
+    return [f"{where}: differs from what the samples give"] if where else []
+
+
+def _gate_problems(result: TrialResult) -> list[str]:
+    """Our gates are re-evaluated from the summary; upstream's are shown as published."""
+    gates = result.quality_gates
+    if gates is None or result.kind == ResultKind.UPSTREAM:
+        return []
+    known = {gate.value for gate in Gate}
+    unknown = [name for name in gates.results if name not in known]
+    if unknown:
+        return [f"quality_gates.results.{name}: not a gate answerlens evaluates" for name in unknown]
+    try:
+        summary = summarize(result.samples, drafts=_drafts(result))
+    except DatasetError:
+        return []  # reported by _summary_problems
+    fresh = evaluate_gates(summary,
+                           {Gate(name): gate.required for name, gate in gates.results.items()})
+    where = first_difference(gates.model_dump(mode="json"), fresh.model_dump(mode="json"), "quality_gates")
+    return [f"{where}: differs from the gates re-evaluated over the samples"] if where else []
+
+
+def _drafts(result: TrialResult) -> bool:
+    return result.drafts or any(sample.answer_label is not None for sample in result.samples)
+
+
+def first_difference(recorded: Any, fresh: Any, path: str) -> str | None:
+    """The JSON path of the first place two JSON values differ (type included, keys of either side), or None."""
+    found = json_difference(recorded, fresh, path, added_keys_ok=False)
+    return found.path if found is not None else None

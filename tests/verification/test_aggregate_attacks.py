@@ -1,0 +1,217 @@
+"""What is built from many assessments verifies like one verdict (issue 29): each attack an adversarial reviewer
+tried with answerlens' own summary code, and no hash formula recomputed, is refused or visibly marked."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from answerlens.cli import main
+from answerlens.engine.runner import run_trial
+from answerlens.engine.sweep import run_sweep
+from answerlens.prompts import prompt_for
+from answerlens.sweeps import folder as sweep_folder
+from answerlens.sweeps.reader import read_recorded, recompute
+from answerlens.sweeps.result import SweepManifest
+from answerlens.sweeps.run import assemble, contexts_of
+from answerlens.sweeps.settings import Setting, SweepFormat
+from answerlens.trials import folder as trial_folder
+from answerlens.trials.dataset import load_dataset
+from answerlens.trials.gates import evaluate_gates
+from answerlens.trials.reader import read_trial
+from answerlens.trials.summary import summarize
+from answerlens.verification.path import verify_path
+from tests.oracle_server import judgement, oracle_server
+from tests.sweeps.helpers import QUESTION, bundle_data
+from tests.trials.helpers import config, write_dataset
+
+PRME_PROMPT = prompt_for("prme")
+ANSWER = judgement(("production version", "supported", ["m1"]))
+ABSTAIN = judgement(("production version", "unsupported", []))
+
+
+def edit_json(path: Path, change: Any) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def sweep_folder_of(tmp_path: Path, replies: list[Any] | int, repeats: int = 3, cells: int = 1) -> Path:
+    """A finished sweep of ``cells`` compact cells × ``repeats``, asked in order (repeat 0 gets the first reply)."""
+    out = tmp_path / "sweep"
+    budgets = ["packed", "90%", "60%", "30%"][:cells]
+    with oracle_server({QUESTION: replies}) as server:
+        asyncio.run(run_sweep(QUESTION, bundle_data("compact"), config(server.base_url), out=out,
+                              formats=["compact"], budgets=budgets, repeats=repeats, concurrency=1, early_stop=0))
+    return out
+
+
+def rebuild_sweep_result(out: Path, manifest: SweepManifest) -> None:
+    """result.json written again by answerlens' own code, from the samples on disk that ``manifest`` counts."""
+    samples = [trial_folder.read_sample(path) for path in sorted((out / "samples").glob("*.json"))]
+    settings = [Setting(format=SweepFormat(item.format), budget=item.budget) for item in manifest.settings]
+    bundle = sweep_folder.read_bundle(out, manifest)
+    kept = [sample for sample in samples if sample.repeat < manifest.repeats]
+    sweep_folder.write_result(out, assemble(manifest, contexts_of(bundle, settings), kept, 1.0))
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_lowering_a_sweeps_repeats_and_rebuilding_its_result_is_refused(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    out = sweep_folder_of(tmp_path, [ANSWER, ABSTAIN, ABSTAIN])
+    assert recompute(read_recorded(out)).result.cells[0].actions == {"abstain": 2, "answer": 1}
+    edit_json(out / "run.json", lambda data: data.update(repeats=1))
+    manifest = SweepManifest.model_validate_json((out / "run.json").read_text())
+    rebuild_sweep_result(out, manifest)
+    assert json.loads((out / "result.json").read_text())["cells"][0]["actions"] == {"answer": 1}  # the forgery
+    check = verify_path(out)
+    assert not check.ok and any("manifest_sha256" in problem for problem in check.problems), check.problems
+    code, printed, _ = cli(capsys, "verify", str(out))
+    assert code == 1 and "not that of its fields" in printed
+
+
+def test_deleting_a_sweeps_inconvenient_samples_and_rebuilding_its_result_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = sweep_folder_of(tmp_path, [ANSWER, ABSTAIN, ABSTAIN])
+    for path in sorted((out / "samples").glob("*.json"))[1:]:
+        path.unlink()
+    manifest = read_recorded(out).manifest
+    rebuild_sweep_result(out, manifest)
+    check = verify_path(out)
+    assert check.samples is not None and (check.samples.found, check.samples.expected) == (1, 3)
+    assert not check.ok and any("samples it counted are gone" in problem for problem in check.problems)
+    assert cli(capsys, "verify", str(out))[0] == 1
+    (out / "result.json").unlink()  # an honest unfinished sweep: it says so, and never verifies as complete
+    code, printed, _ = cli(capsys, "verify", str(out))
+    assert code == 5 and "unfinished: 1 of 3 samples" in printed
+    code, printed, _ = cli(capsys, "verify", str(out), "--allow-unfinished")
+    assert code == 0 and "unfinished: 1 of 3 samples" in printed
+    report = tmp_path / "sweep.html"
+    assert cli(capsys, "report", str(out), "-o", str(report))[0] == 0
+    assert "unfinished: 1 of 3 samples" in report.read_text(encoding="utf-8")  # on the page, next to its verdict
+    assert cli(capsys, "verify", str(report))[0] == 5
+
+
+def test_a_sample_file_left_out_of_a_sweeps_result_is_reported(tmp_path: Path) -> None:
+    out = sweep_folder_of(tmp_path, [ANSWER], repeats=2)
+    [first, second] = sorted((out / "samples").glob("*.json"))
+    copy = first.with_name("copy-" + first.name)
+    copy.write_bytes(first.read_bytes())  # the same sample under another name would count twice
+    assert any("belongs in" in problem or "twice" in problem for problem in verify_path(out).problems)
+
+
+def trial_run(tmp_path: Path, replies: list[Any], repeats: int) -> tuple[Path, Path]:
+    """One unanswerable case asked ``repeats`` times in order (repeat 0 gets the first reply)."""
+    dataset = write_dataset(tmp_path / "cases.json", [{"id": "u1", "question": "Q u1", "label": "unanswerable",
+                                                       "bundle": bundle_data("compact")}])
+    out = tmp_path / "run"
+    with oracle_server({"Q u1": replies}) as server:
+        asyncio.run(run_trial(load_dataset(dataset), config(server.base_url), repeats=repeats, out=out,
+                              concurrency=1, early_stop=0))
+    return dataset, out
+
+
+def test_lowering_a_trials_repeats_and_rebuilding_summary_and_gates_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dataset, out = trial_run(tmp_path, [ABSTAIN, ANSWER], repeats=2)
+    result = read_trial(out)
+    assert result.quality_gates is not None and not result.quality_gates.passed  # the unsafe answer in repeat 1
+    kept = tuple(sample for sample in result.samples if sample.repeat == 0)
+    summary = summarize(kept, drafts=False)
+    gates = evaluate_gates(summary, {name: gate.required for name, gate in result.quality_gates.results.items()})
+    forged = result.model_copy(update={"repeats": 1, "samples": kept, "summary": summary, "quality_gates": gates})
+    assert forged.quality_gates is not None and forged.quality_gates.passed  # the forgery passes its gates
+    trial_folder.write_result(out, forged)
+    edit_json(out / "run.json", lambda data: data.update(repeats=1))
+    code, printed, _ = cli(capsys, "verify", str(out), "--dataset", str(dataset))
+    assert code == 1 and "manifest_sha256" in printed and "is not counted in result.json" in printed, printed
+
+
+@pytest.mark.parametrize("field, value", [
+    pytest.param("prompt_version", PRME_PROMPT.version, id="prompt_version"),
+    pytest.param("prompt_sha256", PRME_PROMPT.sha256, id="prompt_sha256"),
+    pytest.param("bundle", "prme_reader_citations.json", id="bundle_name"),
+])
+def test_a_sweeps_prompt_identity_or_bundle_name_edited_in_run_json_is_refused(tmp_path: Path, field: str,
+                                                                               value: str) -> None:
+    out = sweep_folder_of(tmp_path, [ANSWER], repeats=1)
+    edit_json(out / "run.json", lambda data: data.update({field: value}))
+    check = verify_path(out)
+    assert not check.ok and any("run.json" in problem and "edited" in problem for problem in check.problems), \
+        check.problems
+
+
+@pytest.mark.parametrize("field", ["prompt_version", "prompt_sha256"])
+def test_a_trial_results_prompt_identity_edited_is_refused(tmp_path: Path, field: str) -> None:
+    _, out = trial_run(tmp_path, [ABSTAIN], repeats=1)
+    edit_json(out / "result.json", lambda data: data.update({field: getattr(PRME_PROMPT, field.split("_")[1])}))
+    problems = verify_path(out / "result.json").problems
+    assert any("prompt" in problem for problem in problems) and any("manifest_sha256" in p for p in problems)
+
+
+def test_verify_of_a_sweep_prints_the_provenance_caveat_and_the_replay_notes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = sweep_folder_of(tmp_path, [ANSWER], repeats=1)
+    [sample] = (out / "samples").glob("*.json")
+
+    original = sample.read_text(encoding="utf-8")
+    edit_json(sample, lambda data: data["assessment"].update(model="gpt-4o"))
+    code, printed, _ = cli(capsys, "verify", str(out))
+    assert code == 1 and "assessment names openai 'gpt-4o', the run's configuration openai 'oracle'" in printed
+    sample.write_text(original, encoding="utf-8")
+    edit_json(sample, lambda data: data["assessment"].pop("provenance_sha256"))
+    code, _, err = cli(capsys, "verify", str(out))
+    assert code == 0 and "1 of 1 assessment(s) carry no provenance_sha256" in err
+    report = tmp_path / "sweep.html"
+    assert cli(capsys, "report", str(out), "-o", str(report))[0] == 0
+    page = report.read_text(encoding="utf-8")
+    assert "What this check cannot prove" in page and "carry no provenance_sha256" in page
+
+
+@pytest.mark.parametrize("option", ["--dataset", "--bundle"])
+def test_an_option_that_does_not_apply_to_a_sweep_is_refused(tmp_path: Path, option: str,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    out = sweep_folder_of(tmp_path, [ANSWER], repeats=1)
+    real = tmp_path / "cases.json"
+    real.write_text("[]")
+    code, _, err = cli(capsys, "verify", str(out), option, str(real))
+    assert code == 2 and "sweep carries its bundle" in err
+    code, _, err = cli(capsys, "verify", str(out), option, str(tmp_path / "missing.json"))
+    assert code == 2 and "missing.json: no such file" in err
+
+
+def test_a_sweep_whose_cells_all_failed_says_so_and_exits_4(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(bundle_data("compact")))
+    with oracle_server({QUESTION: [ANSWER, 500, 500, 500]}) as server:
+        code, printed, _ = cli(capsys, "sweep", str(bundle), "-q", QUESTION, "--format", "compact", "--budget",
+                               "packed", "--budget", "90%", "--repeats", "2", "--concurrency", "1", "--early-stop",
+                               "0", "--out", str(tmp_path / "sweep"), "--provider", "openai", "--model", "oracle",
+                               "--base-url", server.base_url, "--no-preflight", "--max-retries", "0")
+    assert code == 4, printed
+    assert printed.startswith("FAILED SAMPLES: 3 of 4 sample(s) failed") and "3 × server_error" in printed
+    assert "every format keeps its action" not in printed
+    assert "have no result (1 whose every sample failed)" in printed
+
+
+def test_sweep_report_says_what_verify_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = sweep_folder_of(tmp_path, [ANSWER, ABSTAIN], repeats=2)
+    assert cli(capsys, "sweep-report", str(out))[0] == 0
+    [first, _] = sorted((out / "samples").glob("*.json"))
+    edit_json(first, lambda data: data["assessment"].update(verdict="insufficient", recommended_action="abstain"))
+    code, printed, _ = cli(capsys, "sweep-report", str(out))
+    assert code == 1 and printed.startswith("NOT VERIFIED: ") and "answerlens verify" in printed
+    first.unlink()
+    (out / "result.json").unlink()
+    code, printed, _ = cli(capsys, "sweep-report", str(out))
+    assert code == 5 and printed.startswith("unfinished: 1 of 2 samples")
