@@ -17,6 +17,9 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     │   └── RunStoreStorageError     ... because the machine refused the write (also a StorageError)
     ├── StorageError (OSError)       the machine refused a write: disk or quota full, read-only, no permission;
     │                                names the file, what was kept and how to resume (CLI exit 6)
+    ├── TraceError (ValueError)      a trace cannot be imported: not OTLP JSON, no retriever span, no documents,
+    │                                documents without (or with cut) content; or a span must be chosen
+    ├── PhoenixError (RuntimeError)  Phoenix did not answer, refused the API key, or refused a request
     ├── AnswerabilityError (RuntimeError)
     │   │                            the provider failed or returned no valid assessment; never a verdict
     │   └── RecordingMismatchError   a recording answered other inputs (question, draft, context, prompt)
@@ -180,6 +183,27 @@ class RunStoreStorageError(RunStoreError, StorageError):
         self.detail = f"The run history {path} cannot be written: {reason}"
         AnswerlensError.__init__(self, f"{self.detail} — {remedy}")
         self.errno = errno
+
+
+class TraceError(AnswerlensError, ValueError):
+    """A trace (an OTLP JSON file, or spans read from Phoenix) cannot become a sample; the message says why and
+    what to do. ``choices`` lists the retriever spans to pick from when several fit and none was named."""
+
+    def __init__(self, message: str, *, choices: Sequence[Any] = ()) -> None:
+        self.choices = tuple(choices)
+        super().__init__(message)
+
+
+class PhoenixError(AnswerlensError, RuntimeError):
+    """A Phoenix server did not answer, refused the API key, or refused a request. ``kind`` is a short code
+    (``unreachable``, ``unauthorized``, ``not_found``, ``refused``, ``bad_reply``), ``remedy`` says what to do.
+    Messages never hold the API key (it is sent only as a header)."""
+
+    def __init__(self, message: str, *, kind: str, remedy: str | None = None) -> None:
+        self.kind = kind
+        self.remedy = remedy
+        self.detail = message
+        super().__init__(message if remedy is None else f"{message} — {remedy}")
 
 
 class ClaimVerificationError(AnswerlensError, RuntimeError):

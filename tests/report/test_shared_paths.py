@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from answerlens.cli import main
-from answerlens.trials.dataset import load_dataset
 from answerlens.engine.runner import run_trial
+from answerlens.trials.dataset import load_dataset
 from tests.context_server import context_server
 from tests.oracle_server import oracle_server
 from tests.sweeps.helpers import QUESTION, REQUIREMENTS, bundle_data

@@ -15,7 +15,7 @@ from typing import NoReturn
 
 from answerlens.cli.common import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_PROVIDER, UsageError, fail
 
-COMMANDS = ("assess", "verify", "report", "render", "trial", "sweep", "claims", "model")
+COMMANDS = ("assess", "verify", "report", "render", "trial", "sweep", "claims", "model", "traces")
 """The command modules under ``answerlens.cli``, in the order ``--help`` lists them."""
 
 
@@ -37,13 +37,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error already printed as one line
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
-    from answerlens.errors import AnswerabilityError, AnswerlensError, RecordingMismatchError, StorageError
+    from answerlens.errors import (
+        AnswerabilityError,
+        AnswerlensError,
+        PhoenixError,
+        RecordingMismatchError,
+        StorageError,
+    )
 
     try:
         return int(args.handler(args))
     except RecordingMismatchError as exc:  # the inputs are wrong for this recording: nothing was called
         return fail(EXIT_BAD_INPUT, str(exc))
-    except AnswerabilityError as exc:
+    except (AnswerabilityError, PhoenixError) as exc:  # the model, or Phoenix, could not be asked
         return fail(EXIT_PROVIDER, str(exc))
     except StorageError as exc:  # the machine refused a write: not the input's fault
         return fail(EXIT_ENVIRONMENT, str(exc))

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from answerlens.cli.common import (
     EXIT_FAILED_SAMPLES,
     EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_UNFINISHED,
     UsageError,
     add_provider_options,
     config_from,
@@ -60,13 +62,25 @@ def add_commands(commands: Any) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from answerlens.sweeps.reader import read_recorded, recompute
+    """The grid as verify finds it: a sweep that does not verify says so first (exit 1), an unfinished one its
+    count (exit 5)."""
+    from answerlens.sweeps.reader import read_recorded
     from answerlens.sweeps.view import failure_lines, labels_of
+    from answerlens.verification.sweep import check
 
     recorded = read_recorded(args.sweep)
-    result = recompute(recorded).result
-    print("\n".join([*failure_lines(result), *grid_lines(result, labels_of(recorded.bundle))]))
-    return EXIT_OK
+    checked = check(recorded)
+    status = []
+    if checked.problems:
+        status = [f"NOT VERIFIED: {len(checked.problems)} problem(s), the first: {checked.problems[0]} (`answerlens "
+                  f"verify {args.sweep}` names every one)"]
+    elif not checked.samples.complete:
+        status = [f"{checked.samples.text}: the grid counts the samples saved so far"]
+    print("\n".join([*status, *failure_lines(checked.result), *grid_lines(checked.result,
+                                                                          labels_of(recorded.bundle))]))
+    if checked.problems:
+        return EXIT_PROBLEMS
+    return EXIT_OK if checked.samples.complete else EXIT_UNFINISHED
 
 
 def run(args: argparse.Namespace) -> int:

@@ -41,6 +41,7 @@ from answerlens.report.embedded import AssessmentData
 from answerlens.report.page import header, heading, muted, section
 from answerlens.second_opinion.document import split_document
 from answerlens.second_opinion.models import SecondOpinion
+from answerlens.trace_import import import_facts
 
 
 @dataclass(frozen=True)
@@ -263,7 +264,7 @@ def audit_facts(a: AnswerabilityAssessment, label: str, data: AssessmentData) ->
             if getattr(meta, name):
                 facts.append((name, getattr(meta, name)))
     fmt = data.context_format.value if data.context_format is not None else "unknown"
-    facts.append(("context_format", fmt))
+    facts += [("context_format", fmt), *import_facts(a.trace_import)]
     return [(name, value) for name, value in facts if value is not None]
 
 

@@ -35,7 +35,7 @@ from answerlens.ui.common.endpoint_view import Choice
 from answerlens.ui.common.inputs import seed
 from answerlens.ui.common.runner import Failure
 from answerlens.ui.common.sources import Source
-from answerlens.ui.inspect import job, viewmodel
+from answerlens.ui.inspect import job, viewmodel, writeback_view
 from answerlens.ui.inspect.history_view import SHOWN
 from answerlens.ui.inspect.viewmodel import Inputs
 
@@ -86,8 +86,10 @@ def _keep(prefix: str, run: runner.Run, source: Source, question: str, answer: s
         return
     st.session_state.pop(failure_key, None)
     label, note = provenance.source_label(run.assessment)
+    origin = source.sample.trace_import if source.sample is not None else None
+    assessment = run.assessment.model_copy(update={"trace_import": origin}) if origin else run.assessment
     entry = history.add(st.session_state, source=source.title, source_name=source.name, question=question.strip(),
-                        answer=answer.strip() if answer else None, assessment=run.assessment,
+                        answer=answer.strip() if answer else None, assessment=assessment,
                         context=source.context, label=label, note=note, seconds=run.seconds, opinion=run.opinion)
     asked: Inputs | None = st.session_state.pop(f"{prefix}.asked", None)
     st.session_state[f"{prefix}.{SHOWN}"] = (entry.number, asked.endpoint if asked is not None else None)
@@ -206,6 +208,7 @@ def show(prefix: str, entry: history.Entry, now: Inputs, *, second_opinion: bool
         with left:
             focus = _verdict(prefix, entry, shown, stale=bool(changes))
             _downloads(prefix, entry)
+            writeback_view.panel(prefix, entry)  # an imported sample's verdict, onto its span in Phoenix
         with right:
             _context(prefix, entry, shown, focus)
             _audit(entry)
