@@ -1,6 +1,6 @@
 """A disk that fills up, for the tests of what answerlens does when a write is refused.
 
-Run as root (CI is), ``small_disk`` mounts a real tmpfs of a few megabytes and fills it up to a margin with a
+Run as root where mounting is allowed (CI is), ``small_disk`` mounts a real tmpfs of a few megabytes and fills it up to a margin with a
 filler file: the next writes meet a genuine ``ENOSPC`` wherever the kernel says so (opening, writing, fsync).
 Elsewhere it falls back to a fault-injecting writer: a command run through ``python_with_fault`` sees ``os.fsync``
 raise ``ENOSPC`` once a number of files were synced. ``Disk.how`` says which ran (tests put it in their messages).
@@ -8,9 +8,11 @@ raise ``ENOSPC`` once a number of files were synced. ``Disk.how`` says which ran
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -44,8 +46,16 @@ class Disk:
             self.filler = None
 
 
+@functools.cache
 def can_mount() -> bool:
-    return sys.platform == "linux" and os.geteuid() == 0
+    """Whether this process may mount a tmpfs (root on Linux, and a container that allows it): tried once."""
+    if sys.platform != "linux" or os.geteuid() != 0:
+        return False
+    with tempfile.TemporaryDirectory() as folder:
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", folder], capture_output=True).returncode:
+            return False
+        subprocess.run(["umount", folder], check=False)
+    return True
 
 
 @contextmanager
@@ -54,14 +64,12 @@ def small_disk(tmp_path: Path, size: str = "8m") -> Iterator[Disk]:
     mount = tmp_path / "disk"
     mount.mkdir()
     if can_mount():
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(mount)],
-                              capture_output=True, text=True)
-        if done.returncode == 0:
-            try:
-                yield Disk(mount / "data", TMPFS)
-            finally:
-                subprocess.run(["umount", "-l", str(mount)], check=False)
-            return
+        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(mount)], check=True)
+        try:
+            yield Disk(mount / "data", TMPFS)
+        finally:
+            subprocess.run(["umount", "-l", str(mount)], check=False)
+        return
     yield Disk(mount / "data", INJECTED)
 
 
