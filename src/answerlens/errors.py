@@ -11,6 +11,7 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     ├── ReportError (ValueError)     a file is not an answerlens HTML report, or its embedded data cannot be read
     ├── RecordingError (ValueError)  a reply file is not a recording (e.g. a bundle), or is malformed
     ├── RunStoreError                the app's run history file cannot be read or written: names it and the remedy
+    ├── LabelError (ValueError)      a review label, or a labels file (JSON lines), is invalid: names the line
     ├── AnswerabilityError (RuntimeError)
     │   │                            the provider failed or returned no valid assessment; never a verdict
     │   └── RecordingMismatchError   a recording answered other inputs (question, draft, context, prompt)
@@ -120,6 +121,10 @@ class RecordingMismatchError(AnswerabilityError):
             remedy="replay it for the inputs it was recorded for (restore the recorded question), or run a model; "
             "to replay it anyway, force it (CLI: --force-replay), which marks the result as forced",
         )
+
+
+class LabelError(AnswerlensError, ValueError):
+    """A review label, or a file of them (JSON lines, DESIGN §14), is invalid; the message names the line."""
 
 
 class RunStoreError(AnswerlensError):

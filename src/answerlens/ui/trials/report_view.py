@@ -17,7 +17,7 @@ from answerlens.html.markup import cell, notice_html, outcome_cell, table_html
 from answerlens.html.trial_rows import Stat
 from answerlens.local_model import WIRING_MARK, wiring_check
 from answerlens.report import download as report_download
-from answerlens.trials.dataset import Dataset
+from answerlens.trials.dataset import Dataset, run_dataset
 from answerlens.trials.failures import ErrorGroup
 from answerlens.trials.gates import GateReport
 from answerlens.trials.log import ResultKind
@@ -29,7 +29,6 @@ from answerlens.ui.trials import report_model as model
 from answerlens.ui.trials import tables as trial_tables
 from answerlens.ui.trials.errors import trial_message, trial_remedy, where
 from answerlens.ui.trials.run_view import Shown
-from answerlens.ui.trials.sources import run_dataset
 
 ENTRIES = 8
 """Results kept built: the example, and a few opened or run in this app's sessions."""
