@@ -22,7 +22,7 @@ from answerlens.json_reader import read_text
 from answerlens.loading import load_bundle
 from answerlens.records import MemoryBundle
 from answerlens.review.items import Matched, Matching, Opened
-from answerlens.review.labels import Label, parse_label
+from answerlens.review.labels import Label, json_line, parse_label
 from answerlens.trials.dataset import TrialCase
 from answerlens.trials.log import AnswerLabel, QuestionLabel
 from answerlens.verdict import AnswerabilityVerdict
@@ -47,7 +47,7 @@ def read_labels(path: Path) -> list[Label]:
     """A JSON-lines file of labels (blank lines skipped); the first bad line is a ``LabelError`` naming it."""
     text = read_text(path, error=lambda message, where: LabelError(f"{where}: {message}"))
     labels = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):  # JSON lines end at \n only
         if not line.strip():
             continue
         try:
@@ -156,7 +156,7 @@ def _case(inputs: str, group: _Case, *, out: Path, bundles: BundleIndex | None,
 def write_dataset(exported: Exported, out: Path) -> None:
     """The cases as a dataset file: JSON lines for ``.jsonl``, else one JSON list."""
     if out.suffix.lower() == ".jsonl":
-        text = "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in exported.cases)
+        text = "".join(json_line(case) + "\n" for case in exported.cases)
     else:
         text = json.dumps(list(exported.cases), ensure_ascii=False, indent=1) + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)

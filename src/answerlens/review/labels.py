@@ -91,7 +91,16 @@ class Label(BaseModel):
 
     def line(self) -> str:
         """The label as one line of JSON (DESIGN §14's field order)."""
-        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False)
+        return json_line(self.model_dump(mode="json"))
+
+
+def json_line(value: Any) -> str:
+    """One line of JSON, non-ASCII kept but the characters a line splitter may break on (U+0085, U+2028, U+2029)
+    escaped, so a note can never split its label in two."""
+    return json.dumps(value, ensure_ascii=False).translate(_LINE_BREAKS)
+
+
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 
 
 def parse_label(data: Any, where: str) -> Label:
