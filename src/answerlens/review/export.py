@@ -21,8 +21,9 @@ from answerlens.errors import AnswerlensError, LabelError
 from answerlens.json_reader import read_text
 from answerlens.loading import load_bundle
 from answerlens.records import MemoryBundle
-from answerlens.review.items import Matched, Matching, Opened
+from answerlens.review.items import Matched, Matching
 from answerlens.review.labels import Label, json_line, parse_label
+from answerlens.review.shown import Opened
 from answerlens.trials.dataset import TrialCase
 from answerlens.trials.log import AnswerLabel, QuestionLabel
 from answerlens.verdict import AnswerabilityVerdict

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from answerlens.review.shown import Item, Opened
 from answerlens.verdict import AnswerabilityVerdict
 
 if TYPE_CHECKING:
     from answerlens.records import MemoryBundle
-    from answerlens.review.items import Opened
     from answerlens.trials.log import TrialSample, UpstreamSample
     from answerlens.trials.result import TrialResult
 
@@ -101,8 +101,6 @@ def _sweep(path: Path) -> FolderCheck:
 def _opened(*, key: str, sample: TrialSample | UpstreamSample, position: int, path: Path, question: str,
             answer: str | None, context: str | None, problems: list[str], missing: str | None,
             bundle: MemoryBundle | None, bundle_file: Path | None) -> Opened:
-    from answerlens.review.items import Item, Opened
-
     assessment = sample.assessment
     assert assessment is not None
     opinion = getattr(sample, "second_opinion", None)

@@ -14,65 +14,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
-from answerlens.assessment import AnswerabilityAssessment
 from answerlens.errors import RunStoreError
-from answerlens.records import MemoryBundle
 from answerlens.review import folders
+from answerlens.review.agreement import MIN_LABELS, Agreement, Pair, agreement
 from answerlens.review.labels import Label
+from answerlens.review.shown import Item, Opened
 from answerlens.run_store import RunStore, StoredRun
-from answerlens.second_opinion.models import SecondOpinion
 from answerlens.verdict import AnswerabilityVerdict
-
-
-@dataclass(frozen=True)
-class Item:
-    """One thing to review, as listed (cheap: nothing verified yet)."""
-
-    key: str
-    """Unique in its source: ``run 12``, ``a1 repeat 0``, ``reader_cited·packed repeat 1``."""
-    title: str
-    question: str
-    answer: str | None
-    evaluation_id: str
-    judge: AnswerabilityVerdict
-    """The verdict as listed (the judge's: the assessment's own once opened)."""
-    source: str
-    """Where its reply came from (``live model: …``, ``recorded response``), for the filters."""
-    created: float | None
-    link: str
-    """Where to see it: ``?run=<evaluation_id>`` for a stored run, the folder and sample otherwise."""
-    assessment_sha256: str | None = None
-    """Known before opening for a trial's or sweep's samples; a stored run's is read when it is opened."""
-    number: int | None = None
-    """A stored run's number."""
-
-
-@dataclass(frozen=True)
-class Opened:
-    """An item read whole and verified; ``problems`` non-empty means it does not verify (its labels are void)."""
-
-    item: Item
-    assessment: AnswerabilityAssessment | None
-    context: str | None
-    """The exact context shown; None when it cannot be found (an upstream trial, a dataset that moved)."""
-    opinion: SecondOpinion | None = None
-    problems: tuple[str, ...] = ()
-    unchecked: tuple[str, ...] = ()
-    missing: str | None = None
-    """Why the context cannot be shown, when it cannot."""
-    bundle: MemoryBundle | None = None
-    """The bundle assessed, when known (a trial case's, a sweep cell's): what a dataset export writes."""
-    bundle_file: Path | None = None
-    """That bundle's file, when it has one."""
-
-    @property
-    def verified(self) -> bool:
-        return self.assessment is not None and not self.problems
-
-    @property
-    def reviewable(self) -> bool:
-        """Whether a person can label it: it verifies, and its context can be shown."""
-        return self.verified and self.context is not None
 
 
 class Source(Protocol):
@@ -217,3 +165,26 @@ def _differs(item: Item, label: Label) -> str:
 
 def _noun(source: Source) -> str:
     return {"store": "stored run", "trial": "trial sample", "sweep": "sweep sample"}.get(source.kind, "item")
+
+
+def agreement_of(matching: Matching, *, min_labels: int = MIN_LABELS) -> Agreement:
+    """The judge against the valid labels, and people against each other over what several of them labelled."""
+    pairs = []
+    groups: dict[tuple[str, str], list[tuple[str, AnswerabilityVerdict]]] = {}
+    for matched in matching.valid:
+        assert matched.judge is not None and matched.opened is not None
+        pairs.append(Pair(matched.judge, matched.label.verdict, matched.opened.item.link))
+        groups.setdefault(matched.label.shown, []).append((matched.label.reviewer, matched.label.verdict))
+    return agreement(pairs, humans=list(groups.values()), min_labels=min_labels)
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def is_store_file(path: Path) -> bool:
+    """Whether ``path`` is an SQLite file (a run store), told from its first bytes."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
