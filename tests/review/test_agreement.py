@@ -24,7 +24,7 @@ from answerlens.review.agreement import (
 )
 from answerlens.verdict import AnswerabilityVerdict as V
 
-A, P, I, C = V.ANSWERABLE, V.PARTIAL, V.INSUFFICIENT, V.CONFLICTING
+A, P, N, C = V.ANSWERABLE, V.PARTIAL, V.INSUFFICIENT, V.CONFLICTING
 NAMES = [verdict.value for verdict in VERDICTS]
 
 
@@ -39,13 +39,13 @@ def _mixed(seed: int, n: int) -> list[tuple[V, V]]:
 
 
 CASES = [
-    pytest.param([(A, A)] * 6 + [(I, I)] * 5 + [(P, P)] * 3 + [(C, C)] * 2, id="all_agree"),
-    pytest.param([(A, I)] * 5 + [(I, A)] * 5, id="none_agree"),
-    pytest.param([(A, I)] * 4 + [(P, A)] * 3 + [(I, C)] * 2 + [(C, P)], id="none_agree_four_classes"),
+    pytest.param([(A, A)] * 6 + [(N, N)] * 5 + [(P, P)] * 3 + [(C, C)] * 2, id="all_agree"),
+    pytest.param([(A, N)] * 5 + [(N, A)] * 5, id="none_agree"),
+    pytest.param([(A, N)] * 4 + [(P, A)] * 3 + [(N, C)] * 2 + [(C, P)], id="none_agree_four_classes"),
     pytest.param(_mixed(1, 40), id="mixed_40"),
     pytest.param(_mixed(7, 200), id="mixed_200"),
-    pytest.param([(A, A)] * 9 + [(A, I)] * 3 + [(I, I)] * 6 + [(I, A)] * 2, id="two_classes"),
-    pytest.param([(A, A)] * 7 + [(A, I)] * 3 + [(A, P)] * 2, id="judge_one_class"),
+    pytest.param([(A, A)] * 9 + [(A, N)] * 3 + [(N, N)] * 6 + [(N, A)] * 2, id="two_classes"),
+    pytest.param([(A, A)] * 7 + [(A, N)] * 3 + [(A, P)] * 2, id="judge_one_class"),
 ]
 
 
@@ -94,14 +94,14 @@ def test_per_class_precision_and_recall_match_scikit_learn(pairs: list[tuple[V, 
 
 
 def test_all_agree_and_none_agree_have_the_textbook_values() -> None:
-    agree = cohen_kappa(confusion([(A, A)] * 6 + [(I, I)] * 5))
+    agree = cohen_kappa(confusion([(A, A)] * 6 + [(N, N)] * 5))
     assert agree.value == 1.0 and agree.ci == (1.0, 1.0)
-    none = cohen_kappa(confusion([(A, I)] * 5 + [(I, A)] * 5))
+    none = cohen_kappa(confusion([(A, N)] * 5 + [(N, A)] * 5))
     assert none.value == pytest.approx(-1.0)
 
 
 @pytest.mark.parametrize("pairs", [pytest.param([(A, A)] * 25, id="answerable_only"),
-                                   pytest.param([(I, I)] * 3, id="insufficient_only")])
+                                   pytest.param([(N, N)] * 3, id="insufficient_only")])
 def test_one_class_only_says_kappa_is_undefined_never_zero_or_nan(pairs: list[tuple[V, V]]) -> None:
     with pytest.warns(UndefinedMetricWarning):
         reference = cohen_kappa_score([j.value for j, _ in pairs], [h.value for _, h in pairs], labels=NAMES)
@@ -127,10 +127,10 @@ def test_too_few_labels_below_the_stated_count() -> None:
 
 
 def test_the_unsafe_cell_lists_its_cases() -> None:
-    pairs = [Pair(A, I, "run 1"), Pair(A, I, "run 2"), Pair(P, I, "run 3"), Pair(A, A, "run 4"), Pair(I, A, "run 5")]
+    pairs = [Pair(A, N, "run 1"), Pair(A, N, "run 2"), Pair(P, N, "run 3"), Pair(A, A, "run 4"), Pair(N, A, "run 5")]
     result = agreement(pairs)
     assert result.unsafe.count == 2 and result.unsafe.cases == ("run 1", "run 2")
-    assert result.unsafe.judge == (A,) and result.unsafe.human is I
+    assert result.unsafe.judge == (A,) and result.unsafe.human is N
     assert result.unsafe_partial.count == 1 and result.unsafe_partial.cases == ("run 3",)
     assert result.confusion["answerable"]["insufficient"] == 2
 
@@ -138,13 +138,13 @@ def test_the_unsafe_cell_lists_its_cases() -> None:
 def test_human_agreement_pairs_reviewers_over_what_both_labelled() -> None:
     groups = [
         [("ann", A), ("bob", A)],
-        [("ann", I), ("bob", P), ("cy", I)],
+        [("ann", N), ("bob", P), ("cy", N)],
         [("ann", C)],  # one reviewer: no pair
-        [("bob", I), ("ann", I)],
+        [("bob", N), ("ann", N)],
     ]
     result = human_agreement(groups)
     assert result.items == 3 and result.pairs == 5
-    assert result.agreement == pytest.approx(3 / 5)  # ann-bob A/A, I/P, I/I; ann-cy I/I; bob-cy P/I
+    assert result.agreement == pytest.approx(3 / 5)  # ann-bob A/A, N/P, N/N; ann-cy N/N; bob-cy P/N
     by = {pair.reviewers: pair.figures for pair in result.by_reviewers}
     assert set(by) == {("ann", "bob"), ("ann", "cy"), ("bob", "cy")}
     assert by[("ann", "bob")].n == 3 and by[("ann", "bob")].agreement == pytest.approx(2 / 3)
