@@ -39,10 +39,11 @@ def check_folder(path: Path, *, cwd: Path) -> FolderCheck:
         return _sweep(path)
     from answerlens.trials.reader import read_trial
 
-    return _trial(read_trial(path), path, cwd)
+    return check_trial(read_trial(path), path, cwd=cwd)
 
 
-def _trial(result: TrialResult, path: Path, cwd: Path) -> FolderCheck:
+def check_trial(result: TrialResult, path: Path, *, cwd: Path) -> FolderCheck:
+    """A trial result already read (the Trials page's), every sample verified; ``path`` names it in links."""
     from answerlens.second_opinion.document import verify_document
     from answerlens.trials.dataset import run_dataset
     from answerlens.trials.integrity import sample_problems

@@ -75,8 +75,8 @@ def _run_item(run: StoredRun) -> Item:
 class FolderSource:
     """A trial's or a sweep's samples (every assessed one), verified once when the folder is read."""
 
-    def __init__(self, path: Path, *, cwd: Path | None = None) -> None:
-        checked = folders.check_folder(path, cwd=cwd or Path.cwd())
+    def __init__(self, path: Path, *, cwd: Path | None = None, checked: folders.FolderCheck | None = None) -> None:
+        checked = checked or folders.check_folder(path, cwd=cwd or Path.cwd())
         self.kind = checked.kind
         self.name = str(path)
         self.problems = checked.problems

@@ -12,9 +12,11 @@ import streamlit as st
 from answerlens.errors import AnswerlensError
 from answerlens.html.escape import esc
 from answerlens.review.export import BundleIndex, dataset_cases, matched_lines, write_labels
-from answerlens.review.items import Matching, Source, agreement_of, match
+from answerlens.review.folders import check_trial
+from answerlens.review.items import FolderSource, Matching, Source, agreement_of, match
 from answerlens.review.labels import Label
 from answerlens.review.shown import Item
+from answerlens.trials.result import TrialResult
 from answerlens.ui.review import agreement as agreement_html
 
 
@@ -70,3 +72,23 @@ def _dataset_text(matching: Matching, bundle_paths: list[Path]) -> str:
     except AnswerlensError as exc:
         return json.dumps({"error": str(exc)})
     return json.dumps(list(exported.cases), ensure_ascii=False, indent=1) + "\n"
+
+
+@st.cache_resource(max_entries=4, show_spinner="Verifying the trial's samples…")
+def _trial_source(key: str, origin: str, cwd: str, _result: TrialResult) -> FolderSource:
+    del key  # the result's digest: what the cache is for
+    return FolderSource(Path(origin), checked=check_trial(_result, Path(origin), cwd=Path(cwd)))
+
+
+def trial(prefix: str, key: str, result: TrialResult, origin: str, cwd: Path, labels: list[Label]) -> None:
+    """The Trials page's section: the judge against the labels people gave this trial's samples."""
+    ids = {sample.assessment.evaluation_id for sample in result.samples if sample.assessment is not None}
+    if not any(label.evaluation_id in ids for label in labels):
+        st.html('<div class="al-muted" data-agreement="none">No one has labelled this trial\'s samples yet: open '
+                "it on the Review page to label them (keys 1–4), then the judge is measured against the labels "
+                "here.</div>")
+    else:
+        show(_trial_source(key, origin, str(cwd), result), labels)
+    if Path(origin).exists() and st.button("Review these samples", key=f"{prefix}.review",
+                                           icon=":material/rate_review:"):
+        st.switch_page("pages/review.py", query_params={"source": origin})

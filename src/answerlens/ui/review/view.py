@@ -78,7 +78,8 @@ def source(prefix: str, cwd: Path) -> Source | None:
 
 def filters(prefix: str, items: list[Item]) -> model.Filters:
     verdicts = [verdict.value for _, verdict, _ in model.VERDICT_KEYS]
-    left, middle, right = st.columns(3)
+    active = any(st.session_state.get(f"{prefix}.filter.{name}") for name in ("verdict", "source", "since"))
+    left, middle, right = st.expander("Filter the queue", expanded=active).columns(3)
     chosen = left.multiselect("Judge's verdict", verdicts, key=f"{prefix}.filter.verdict", placeholder="any")
     origins = middle.multiselect("Model / source", model.source_options(items), key=f"{prefix}.filter.source",
                                  placeholder="any")
@@ -226,8 +227,9 @@ def _undo(prefix: str) -> None:
     except (RunStoreError, AnswerlensError) as exc:
         st.session_state[f"{prefix}.problem"] = str(exc)
         return
-    st.session_state[f"{prefix}.current"] = last.item_key
-    st.session_state.pop(f"{prefix}.loaded", None)
+    st.session_state[f"{prefix}.current"] = st.session_state[f"{prefix}.loaded"] = last.item_key
+    st.session_state[f"{prefix}.note"] = last.written.note  # what was typed stays, for the next label
+    st.session_state[f"{prefix}.wrong"] = list(last.written.requirements_wrong)
 
 
 def _item(prefix: str, opened: Opened) -> None:

@@ -17,13 +17,16 @@ from answerlens.html.markup import cell, notice_html, outcome_cell, table_html
 from answerlens.html.trial_rows import Stat
 from answerlens.local_model import WIRING_MARK, wiring_check
 from answerlens.report import download as report_download
+from answerlens.review.labels import LabelStore
 from answerlens.trials.dataset import Dataset, run_dataset
 from answerlens.trials.failures import ErrorGroup
 from answerlens.trials.gates import GateReport
 from answerlens.trials.log import ResultKind
 from answerlens.trials.result import TrialResult
-from answerlens.ui.common import filters_view
+from answerlens.ui.common import filters_view, history
 from answerlens.ui.common.local_model import CAVEAT
+from answerlens.ui.review import agreement_view
+from answerlens.ui.review import view as review_view
 from answerlens.ui.trials import opinions, sample_view
 from answerlens.ui.trials import report_model as model
 from answerlens.ui.trials import tables as trial_tables
@@ -77,6 +80,9 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
     _charts(prefix, built.charts)
     _errors(built.groups)
     opinions_section(prefix, shown, cwd)
+    with st.expander("Agreement with people's labels"):
+        agreement_view.trial(prefix, shown.key, result, shown.origin, cwd,
+                             review_view.labels(LabelStore(history.store(st.session_state))))
     _tables(prefix, built)
     sample_view.sample(prefix, shown, built.refs, samples_dir, cwd)
 
