@@ -69,7 +69,7 @@ def _run_item(run: StoredRun) -> Item:
     return Item(key=f"run {run.number}", title=f"#{run.number} · {run.verdict} · {' '.join(run.question.split())}",
                 question=run.question, answer=run.answer, evaluation_id=run.evaluation_id,
                 judge=AnswerabilityVerdict(run.verdict), source=run.label, created=run.created,
-                link=f"?run={run.evaluation_id}", number=run.number)
+                link=f"?run={run.evaluation_id}", number=run.number, bundle=run.source)
 
 
 class FolderSource:

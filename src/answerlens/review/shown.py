@@ -33,6 +33,8 @@ class Item:
     """Known before opening for a trial's or sweep's samples; a stored run's is read when it is opened."""
     number: int | None = None
     """A stored run's number."""
+    bundle: str = ""
+    """The bundle's title (a sample's title, a file name), when it has one."""
 
 
 @dataclass(frozen=True)

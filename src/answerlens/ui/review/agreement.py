@@ -75,7 +75,9 @@ def unsafe_html(result: Agreement, links: Sequence[str] = ()) -> str:
     items = "".join(f"<li>{case}</li>" for case in cases)
     return (f'<div data-agreement="unsafe" data-count="{result.unsafe.count}"><strong>Unsafe</strong> (judge '
             f"answerable, people insufficient): {result.unsafe.count}" + (f"<ul>{items}</ul>" if items else "")
-            + f" · judge answer partially, people insufficient: {result.unsafe_partial.count}</div>")
+            + f'</div><div class="al-muted" data-agreement="unsafe-partial" data-count="'
+            f'{result.unsafe_partial.count}">Judge answer partially, people insufficient: '
+            f"{result.unsafe_partial.count}</div>")
 
 
 def humans_html(result: Agreement) -> str:

@@ -258,7 +258,7 @@ def _entry(opened: Opened) -> history.Entry:
     assert opened.assessment is not None
     item = opened.item
     run = history.unsaved_run(assessment=opened.assessment, question=item.question, answer=item.answer,
-                              source=item.title, label=item.source, created=item.created)
+                              source=item.bundle or item.key, label=item.source, created=item.created)
     if item.number is not None:
         run = dataclasses.replace(run, number=item.number)
     store = history.store(st.session_state)
