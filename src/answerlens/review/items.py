@@ -48,9 +48,12 @@ class StoreSource:
         return [_run_item(run) for run in reversed(self.runs.runs())]
 
     def open(self, item: Item) -> Opened:
-        if item.key not in self._opened:
-            self._opened[item.key] = self._open(item)
-        return self._opened[item.key]
+        """The run read whole and re-derived; kept for this source's life (a page keeps one per browser session, so
+        a reload verifies afresh), and read again once the run is stored again (another ``created``)."""
+        key = f"{item.key} {item.evaluation_id} {item.created}"
+        if key not in self._opened:
+            self._opened[key] = self._open(item)
+        return self._opened[key]
 
     def _open(self, item: Item) -> Opened:
         assert item.number is not None

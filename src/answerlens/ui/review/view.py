@@ -55,8 +55,12 @@ def source(prefix: str, cwd: Path) -> Source | None:
         st.session_state[f"{prefix}.linked"] = linked
         st.session_state[f"{prefix}.kind"], st.session_state[f"{prefix}.path"] = FOLDER, linked
     kind = st.radio("Review", (STORED, FOLDER), key=f"{prefix}.kind", horizontal=True, label_visibility="collapsed")
-    if kind == STORED:
-        return StoreSource(history.store(st.session_state))
+    if kind == STORED:  # one per session: a run is re-derived once per session, not at every key pressed
+        runs = history.store(st.session_state)
+        kept = st.session_state.get(f"{prefix}.store_source")
+        if not isinstance(kept, StoreSource) or kept.runs.path != runs.path:
+            kept = st.session_state[f"{prefix}.store_source"] = StoreSource(runs)
+        return kept
     text = st.text_input("Folder", key=f"{prefix}.path", placeholder="runs/questions-20260101-120000",
                          help="a trial run folder (or its result.json) or a sweep folder, relative to "
                          f"{cwd}").strip()
