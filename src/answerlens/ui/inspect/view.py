@@ -206,17 +206,19 @@ def show(prefix: str, entry: history.Entry, now: Inputs, *, second_opinion: bool
         shown = opinion if second_opinion else None
         left, right = st.columns([10, 11], gap="medium")
         with left:
-            focus = _verdict(prefix, entry, shown, stale=bool(changes))
+            focus = verdict_block(prefix, entry, shown, stale=bool(changes))
             _downloads(prefix, entry)
             writeback_view.panel(prefix, entry)  # an imported sample's verdict, onto its span in Phoenix
         with right:
-            _context(prefix, entry, shown, focus)
+            context_block(prefix, entry, shown, focus)
             _audit(entry)
     if st.session_state.pop(f"{prefix}.reveal", False):
         scroll_view.into_view(f'.st-key-{prefix}-result [data-verdict]')
 
 
-def _verdict(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *, stale: bool) -> int | None:
+def verdict_block(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *, stale: bool) -> int | None:
+    """The verdict, why, the requirements (a radio picks the one to highlight, returned) and the reasoning: what
+    Inspect shows of a result, and what the Review page shows of the item under review."""
     a = entry.assessment
     marks = [mark for mark in (_recording_mark(a), WIRING_MARK if wiring_check(a.provider, a.model) else None)
              if mark]
@@ -260,7 +262,8 @@ def _selected(a: AnswerabilityAssessment, focus: int | None, opinion: SecondOpin
         st.html(opinion_html.detail_html(focus, opinion.requirements[focus], opinion.verifier_note))
 
 
-def _context(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, focus: int | None) -> None:
+def context_block(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, focus: int | None) -> None:
+    """The context exactly as the model saw it, with the citations highlighted (``focus``: one requirement's)."""
     a = entry.assessment
     st.markdown("**Context, exactly as the model saw it**")
     cited_only = st.toggle("Cited lines only", key=f"{prefix}.cited_only", help="fold the lines without citations")
