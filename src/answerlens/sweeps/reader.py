@@ -24,7 +24,6 @@ from answerlens.sweeps.cut import CellContext
 from answerlens.sweeps.found import is_sweep
 from answerlens.sweeps.result import KIND, SweepManifest, SweepResult
 from answerlens.sweeps.run import assemble, cases_of, contexts_of
-from answerlens.sweeps.settings import Setting, SweepFormat
 from answerlens.trials import folder as trial_folder
 from answerlens.trials.integrity import sample_label, sample_problems
 from answerlens.trials.log import TrialSample, parse_samples, round_trip_problem
@@ -102,7 +101,7 @@ def read_sweep(path: Path | str) -> SweepResult:
 
 def recompute(recorded: Recorded) -> tuple[SweepResult, tuple[CellContext, ...]]:
     manifest = recorded.manifest
-    settings = tuple(Setting(format=SweepFormat(item.format), budget=item.budget) for item in manifest.settings)
+    settings = tuple(item.setting() for item in manifest.settings)
     contexts = contexts_of(recorded.bundle, settings)
     cases = {item.case.id: item for item in cases_of(manifest, contexts).cases}
     kept, seen = [], set()

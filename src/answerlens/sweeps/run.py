@@ -19,7 +19,7 @@ from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.loading import load_bundle
 from answerlens.records import MemoryBundle
 from answerlens.sweeps import folder
-from answerlens.sweeps.cut import CellContext, Renderings, cell_context, packed_tokens
+from answerlens.sweeps.cut import CellContext, contexts_of
 from answerlens.sweeps.result import SweepManifest, SweepResult, SweepSetting
 from answerlens.sweeps.settings import Setting, grid
 from answerlens.sweeps.summary import build_cell, changes
@@ -35,13 +35,6 @@ from answerlens.trials.runner import Progress, RunLayout, RunOutcome, SecondOpin
 class SweepOutcome(RunOutcome[SweepResult]):
     """A sweep's outcome (``result``: its ``SweepResult``; None when cancelled or stopped early, and rerunning
     resumes)."""
-
-
-def contexts_of(bundle: MemoryBundle, settings: Sequence[Setting]) -> tuple[CellContext, ...]:
-    """Every cell's context, in grid order."""
-    packed = packed_tokens(bundle)
-    shared = {fmt: Renderings(bundle, fmt) for fmt in dict.fromkeys(setting.format for setting in settings)}
-    return tuple(cell_context(bundle, setting, packed, shared[setting.format]) for setting in settings)
 
 
 def assemble(manifest: SweepManifest, contexts: Sequence[CellContext], samples: Sequence[TrialSample],
@@ -78,29 +71,32 @@ def manifest_for(question: str, answer: str | None, bundle: MemoryBundle, settin
         raise ValueError("question must not be blank")
     if answer is not None and not answer.strip():
         raise ValueError("answer must not be blank when given")
-    listed = [SweepSetting(format=item.format.value, budget=item.budget) for item in settings]
+    listed = [SweepSetting(format=item.format.value, budget=item.budget, top_k=item.top_k,
+                           record_tokens=item.record_tokens) for item in settings]
     bundle_sha = folder.bundle_sha256(bundle)
     identity = trial_folder.run_identity(Dataset(Path(bundle_name), "", ()), config)
     return SweepManifest(question=question, answer=answer, bundle=bundle_name, bundle_sha256=bundle_sha,
                          settings=tuple(listed), repeats=repeats,
                          sweep_sha256=folder.sweep_sha256(question, answer, bundle_sha,
-                                                          [item.model_dump() for item in listed]),
+                                                          [item.identity() for item in listed]),
                          configuration=identity.configuration, configuration_sha256=identity.configuration_sha256,
                          prompt_version=identity.prompt_version, prompt_sha256=identity.prompt_sha256,
                          second_opinion=opinions)
 
 
 async def run_sweep(question: str, bundle: Any, config: AnswerabilityConfig, *, out: Path | str,
-                    formats: Sequence[str] = (), budgets: Sequence[str] = (), answer: str | None = None,
+                    formats: Sequence[str] = (), budgets: Sequence[str] = (), top_k: Sequence[int | str] = (),
+                    record_tokens: Sequence[int | str] = (), answer: str | None = None,
                     repeats: int = 3, concurrency: int = 4, progress: Callable[[Progress], None] | None = None,
                     cancel: threading.Event | None = None, evaluator_factory: EvaluatorFactory = AnswerabilityEvaluator,
                     endpoints: Sequence[str] = (), preflight: bool = True, early_stop: int = EARLY_STOP,
                     second_opinion: SecondOpinionSetting | None = None, bundle_name: str = "bundle") -> SweepOutcome:
-    """Assess ``question`` (and ``answer``) over ``bundle`` at every format × budget, ``repeats`` times each, into
-    the folder ``out`` (rerun the same call to resume). Bad settings are a ``ValueError``; the engine's refusals
+    """Assess ``question`` (and ``answer``) over ``bundle`` at every format × budget × depth (``top_k``) × chunk
+    size (``record_tokens``), ``repeats`` times each, into the folder ``out`` (rerun the same call to resume).
+    Bad settings are a ``ValueError``; the engine's refusals
     (``TrialError``, preflight ``AnswerabilityError``) are as ``run_trial``'s."""
     loaded = load_bundle(bundle, name=bundle_name)
-    settings = grid(formats, budgets)
+    settings = grid(formats, budgets, top_k, record_tokens)
     opinions = second_opinion is not None or config.evidence_policy == EvidencePolicy.STRICT
     manifest = manifest_for(question, answer, loaded, settings, config, repeats, bundle_name, opinions)
     contexts = contexts_of(loaded, settings)
@@ -120,13 +116,16 @@ async def run_sweep(question: str, bundle: Any, config: AnswerabilityConfig, *, 
 
 
 async def sweep(question: str, bundle: Any, config: AnswerabilityConfig | None = None, *, out: Path | str,
-                formats: Sequence[str] = (), budgets: Sequence[str] = (), answer: str | None = None,
+                formats: Sequence[str] = (), budgets: Sequence[str] = (), top_k: Sequence[int | str] = (),
+                record_tokens: Sequence[int | str] = (), answer: str | None = None,
                 repeats: int = 3, concurrency: int = 4, **options: Any) -> SweepResult:
     """The packing sweep as a library call: ``result = await answerlens.sweep(question, bundle, config,
-    out="runs/sweep", formats=["reader_cited", "compact"], budgets=["packed", "50%"])``. Raises ``TrialError``
-    when it stopped before every sample existed (its samples are kept: call again to resume)."""
+    out="runs/sweep", formats=["reader_cited", "compact"], budgets=["packed", "50%"], top_k=[3],
+    record_tokens=[40])``. Raises ``TrialError`` when it stopped before every sample existed (its samples are
+    kept: call again to resume)."""
     outcome = await run_sweep(question, bundle, config or AnswerabilityConfig(), out=out, formats=formats,
-                              budgets=budgets, answer=answer, repeats=repeats, concurrency=concurrency, **options)
+                              budgets=budgets, top_k=top_k, record_tokens=record_tokens, answer=answer,
+                              repeats=repeats, concurrency=concurrency, **options)
     if outcome.result is None:
         why = outcome.stopped.text if outcome.stopped is not None else "cancelled"
         raise TrialError(f"the sweep stopped before it finished ({why}); {outcome.new_samples} sample(s) are saved "
