@@ -39,6 +39,8 @@ class CellContext:
     """Why this cell cannot be assessed (None when it can)."""
     shortened: tuple[UUID, ...] = ()
     """Kept records whose text ``record_tokens`` cut (in packed order)."""
+    rendered: bool = True
+    """False when the records cannot be rendered in the format at all (``reason`` says why)."""
 
     @property
     def assessable(self) -> bool:
@@ -133,8 +135,10 @@ def cell_context(bundle: MemoryBundle, setting: Setting, packed: int | None = No
         else:
             kept, rendered = _fit(shared, limit)
     except ValueError as exc:
-        return CellContext(setting=setting, budget_tokens=limit, bundle=bundle, kept=(), cut=tuple(order),
-                           tokens_used=0, reason=f"the records cannot be rendered as {setting.format.label}: {exc}")
+        nothing = bundle.model_copy(update={"sections": {}, "rendered_context": "", "context_references": {}})
+        return CellContext(setting=setting, budget_tokens=limit, bundle=nothing, kept=(), cut=tuple(order),
+                           tokens_used=0, reason=f"the records cannot be rendered as {setting.format.label}: {exc}",
+                           rendered=False)
     tokens = rendered.tokens_used if rendered is not bundle else packed
     kept_ids = tuple(order[:kept])
     return CellContext(setting=setting, budget_tokens=limit, bundle=rendered, kept=kept_ids,

@@ -184,7 +184,8 @@ class SweepChange(BaseModel):
     records_lost: tuple[str, ...]
     """Records the fuller cell's accepted citations used that this cell cut (budget or depth)."""
     records_shortened: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
-    """Records the fuller cell's accepted citations used whose text this cell's chunk size cut shorter."""
+    """Records the fuller cell's accepted citations used whose text this cell's chunk size cut shorter, and which
+    this cell's accepted citations no longer use (the cut took what was cited)."""
 
 
 class SweepResult(BaseModel):

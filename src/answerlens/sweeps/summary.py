@@ -86,7 +86,9 @@ def changes(cells: Sequence[SweepCell], samples: Mapping[str, Sequence[TrialSamp
                 assert before.action is not None and after.action is not None
                 was, now = _typical(before, samples.get(before.key, ())), _typical(after, samples.get(after.key, ()))
                 used = _used(before, samples)
-                shortened = tuple(record for record in after.records_shortened if record in used) \
+                # A record cut short whose citation still holds lost nothing cited: only those no longer cited count.
+                shortened = tuple(record for record in after.records_shortened
+                                  if record in used and record not in _used(after, samples)) \
                     if axis == "record_tokens" else ()
                 found.append(SweepChange(from_=fuller, to=cut, action_from=before.action, action_to=after.action,
                                          requirements_flipped=_flips(was, now),
@@ -135,8 +137,8 @@ def _norm(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def _used(before: SweepCell, samples: Mapping[str, Sequence[TrialSample]]) -> set[str]:
+def _used(cell: SweepCell, samples: Mapping[str, Sequence[TrialSample]]) -> set[str]:
     """Records the cell's accepted citations used (in its repeats of its typical action)."""
-    return {str(record_id) for sample in samples.get(before.key, ()) if sample.assessment is not None
-            and sample.assessment.recommended_action == before.action
+    return {str(record_id) for sample in samples.get(cell.key, ()) if sample.assessment is not None
+            and sample.assessment.recommended_action == cell.action
             for item in sample.assessment.requirements for record_id in item.evidence_ids}

@@ -9,6 +9,7 @@ from typing import Any
 
 from answerlens.records import MemoryBundle
 from answerlens.render import reference_labels
+from answerlens.sweeps.cut import CellContext
 from answerlens.sweeps.result import SweepCell, SweepChange, SweepResult
 from answerlens.sweeps.settings import SweepFormat
 
@@ -88,12 +89,14 @@ def outcome(cell: SweepCell) -> str:
     return text if cell.stable else f"{text} (unstable)"
 
 
-def cell_text(result: SweepResult, fmt: str, budget: str) -> str:
-    found = find(result, fmt, budget)
+def cell_text(result: SweepResult, fmt: str, budget: str, **fixed: Any) -> str:
+    """``answer 3/3 · 5/6 records`` (``· 2 cut short`` when the chunk size cut records' text)."""
+    found = find(result, fmt, budget, **fixed)
     if found is None:
         return ""
     cell = found[1]
-    return f"{outcome(cell)} · {len(cell.records_kept)}/{len(cell.records_kept) + len(cell.records_cut)} records"
+    short = f" · {len(cell.records_shortened)} cut short" if cell.records_shortened else ""
+    return f"{outcome(cell)} · {len(cell.records_kept)}/{len(cell.records_kept) + len(cell.records_cut)} records{short}"
 
 
 def budget_text(cell: SweepCell) -> str:
@@ -115,6 +118,21 @@ def setting_text(cell: SweepCell) -> str:
 
 def _axis_text(cell: SweepCell, axis: str) -> str:
     return budget_text(cell) if axis == "budget" else value_text(axis, getattr(cell, axis))
+
+
+def cut_text(context: CellContext, bundle: MemoryBundle) -> str:
+    """What a setting kept and cut, records named by label: ``keeps 5 of 6 records (224 of 240 tokens); cut: m6``
+    (``; text cut short: m1, m4`` by a chunk size)."""
+    labels = labels_of(bundle)
+    total = len(context.kept) + len(context.cut)
+    limit = f" of {context.budget_tokens:,}" if context.budget_tokens is not None else ""
+    text = f"keeps {len(context.kept)} of {total} record{'s' if total != 1 else ''} ({context.tokens_used:,}{limit} " \
+        "tokens)"
+    if context.cut:
+        text += "; cut: " + ", ".join(labels.get(str(record), str(record)) for record in context.cut)
+    if context.shortened:
+        text += "; text cut short: " + ", ".join(labels.get(str(record), str(record)) for record in context.shortened)
+    return text
 
 
 def labels_of(bundle: MemoryBundle) -> dict[str, str]:
@@ -148,7 +166,7 @@ def change_text(result: SweepResult, change: SweepChange, labels: Mapping[str, s
     elif axis == "budget" and before.top_k is None and before.record_tokens is None:
         where = f"{SweepFormat(before.format).label}: {budget_text(before)} -> {budget_text(after)}"
     else:
-        shared = [budget_text(before)] if axis != "budget" else []
+        shared = [budget_text(before)] if axis != "budget" and before.budget != "packed" else []
         shared += [value_text(name, getattr(before, name)) for name in ("top_k", "record_tokens")
                    if name != axis and getattr(before, name) is not None]
         label = SweepFormat(before.format).label
