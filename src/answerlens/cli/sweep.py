@@ -9,7 +9,17 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from answerlens.cli.common import EXIT_OK, UsageError, add_provider_options, config_from, fail, run_ended
+from answerlens.cli.common import (
+    CONCURRENCY_HELP,
+    EXIT_OK,
+    UsageError,
+    add_provider_options,
+    announce,
+    concurrency_text,
+    config_from,
+    fail,
+    run_ended,
+)
 
 if TYPE_CHECKING:
     from answerlens.sweeps.result import SweepResult
@@ -36,7 +46,7 @@ def add_commands(commands: Any) -> None:
                        help="chunk size: cut each record's text to its first N tokens, marked as cut in the context "
                        "(repeatable; default: whole records)")
     sweep.add_argument("--repeats", type=int, default=3, help="repeats per cell (1–1,000)")
-    sweep.add_argument("--concurrency", type=int, default=4, help="requests in flight per endpoint (1–256)")
+    sweep.add_argument("--concurrency", type=int, help=CONCURRENCY_HELP)
     sweep.add_argument("--out", type=Path, required=True, help="sweep directory (rerun the same command to resume)")
     sweep.add_argument("--fail-fast", action="store_true", help="stop at the first provider failure")
     sweep.add_argument("--early-stop", type=int, default=5, metavar="N",
@@ -90,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     if endpoints and not args.base_url:
         args.base_url = endpoints[0]
     config = config_from(args)
-    print(f"{args.bundle}: {len(settings)} cells x {args.repeats} repeats at concurrency {args.concurrency} -> "
+    print(f"{args.bundle}: {len(settings)} cells x {args.repeats} repeats at {concurrency_text(args.concurrency)} -> "
           f"{args.out}", file=sys.stderr)
     try:
         outcome = asyncio.run(run_sweep(question, bundle, config, out=args.out, formats=args.formats,
@@ -98,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
                                         answer=answer, repeats=args.repeats,
                                         concurrency=args.concurrency, progress=_print_progress, endpoints=endpoints,
                                         preflight=not args.no_preflight, early_stop=args.early_stop,
-                                        second_opinion=_second_opinion(args), bundle_name=args.bundle))
+                                        second_opinion=_second_opinion(args), bundle_name=args.bundle,
+                                        announce=announce))
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return fail(130, f"interrupted; finished samples are saved in {args.out} — rerun the same command to resume")

@@ -17,6 +17,7 @@ from answerlens.config import AnswerabilityConfig, EvidencePolicy
 from answerlens.errors import TrialError
 from answerlens.evaluator import AnswerabilityEvaluator
 from answerlens.loading import load_bundle
+from answerlens.providers.request_size import Request
 from answerlens.records import MemoryBundle
 from answerlens.sweeps import folder
 from answerlens.sweeps.cut import CellContext, contexts_of
@@ -24,9 +25,11 @@ from answerlens.sweeps.result import SweepManifest, SweepResult, SweepSetting
 from answerlens.sweeps.settings import Setting, grid
 from answerlens.sweeps.summary import build_cell, changes
 from answerlens.trials import folder as trial_folder
+from answerlens.trials import limits
 from answerlens.trials.dataset import Dataset, LoadedCase, TrialCase
-from answerlens.trials.endpoints import EvaluatorFactory
+from answerlens.trials.endpoints import EvaluatorFactory, normalise_endpoints
 from answerlens.trials.failures import EARLY_STOP
+from answerlens.trials.fit import fit_or_default
 from answerlens.trials.log import AnswerLabel, QuestionLabel, TrialSample
 from answerlens.trials.runner import Progress, RunLayout, RunOutcome, SecondOpinionSetting, run_trial
 
@@ -65,6 +68,13 @@ def cases_of(manifest: SweepManifest, contexts: Sequence[CellContext]) -> Datase
     return Dataset(path=Path(manifest.bundle), sha256=manifest.sweep_sha256, cases=cases)
 
 
+def largest_cell(question: str, answer: str | None, contexts: Sequence[CellContext]) -> Request | None:
+    """The assessable cell with the longest context, as a request: what a timeout must cover."""
+    largest = max((context for context in contexts if context.assessable), key=lambda item: item.tokens_used,
+                  default=None)
+    return Request(question, largest.bundle.exact_context, answer) if largest is not None else None
+
+
 def manifest_for(question: str, answer: str | None, bundle: MemoryBundle, settings: Sequence[Setting],
                  config: AnswerabilityConfig, repeats: int, bundle_name: str, opinions: bool) -> SweepManifest:
     if not question.strip():
@@ -87,20 +97,30 @@ def manifest_for(question: str, answer: str | None, bundle: MemoryBundle, settin
 async def run_sweep(question: str, bundle: Any, config: AnswerabilityConfig, *, out: Path | str,
                     formats: Sequence[str] = (), budgets: Sequence[str] = (), top_k: Sequence[int | str] = (),
                     record_tokens: Sequence[int | str] = (), answer: str | None = None,
-                    repeats: int = 3, concurrency: int = 4, progress: Callable[[Progress], None] | None = None,
+                    repeats: int = 3, concurrency: int | None = None,
+                    progress: Callable[[Progress], None] | None = None,
                     cancel: threading.Event | None = None, evaluator_factory: EvaluatorFactory = AnswerabilityEvaluator,
                     endpoints: Sequence[str] = (), preflight: bool = True, early_stop: int = EARLY_STOP,
-                    second_opinion: SecondOpinionSetting | None = None, bundle_name: str = "bundle") -> SweepOutcome:
+                    second_opinion: SecondOpinionSetting | None = None, bundle_name: str = "bundle",
+                    announce: Callable[[str], None] | None = None) -> SweepOutcome:
     """Assess ``question`` (and ``answer``) over ``bundle`` at every format × budget × depth (``top_k``) × chunk
     size (``record_tokens``), ``repeats`` times each, into the folder ``out`` (rerun the same call to resume).
     Bad settings are a ``ValueError``; the engine's refusals
-    (``TrialError``, preflight ``AnswerabilityError``) are as ``run_trial``'s."""
+    (``TrialError``, preflight ``AnswerabilityError``) are as ``run_trial``'s. ``concurrency`` and the timeout, left
+    unset, fit the endpoint (``trials.fit``: the server's slots; a timeout that covers the largest cell at the
+    speed it showed), and ``announce`` hears how, before the first call."""
     loaded = load_bundle(bundle, name=bundle_name)
     settings = grid(formats, budgets, top_k, record_tokens)
     opinions = second_opinion is not None or config.evidence_policy == EvidencePolicy.STRICT
-    manifest = manifest_for(question, answer, loaded, settings, config, repeats, bundle_name, opinions)
     contexts = contexts_of(loaded, settings)
     out = Path(out)
+    limits.check_counts(repeats=repeats, concurrency=concurrency, endpoints=max(len(endpoints), 1),
+                        early_stop=early_stop)
+    fitted = await fit_or_default(config, normalise_endpoints(config, endpoints), concurrency=concurrency,
+                                  largest=largest_cell(question, answer, contexts), out=out, asked=preflight,
+                                  announce=announce)
+    config = fitted.config
+    manifest = manifest_for(question, answer, loaded, settings, config, repeats, bundle_name, opinions)
     built: list[SweepResult] = []
 
     def finish(samples: Sequence[TrialSample], wall: float) -> Path:
@@ -109,7 +129,7 @@ async def run_sweep(question: str, bundle: Any, config: AnswerabilityConfig, *, 
 
     layout = RunLayout(prepare=lambda path: folder.prepare(path, manifest, loaded), finish=finish)
     outcome = await run_trial(cases_of(manifest, contexts), config, repeats=repeats, out=out,
-                              concurrency=concurrency, progress=progress, cancel=cancel,
+                              concurrency=fitted.concurrency, fitted=fitted, progress=progress, cancel=cancel,
                               evaluator_factory=evaluator_factory, endpoints=endpoints, preflight=preflight,
                               early_stop=early_stop, second_opinion=second_opinion, layout=layout)
     return SweepOutcome(**{**vars(outcome), "result": built[0] if built else None})
@@ -118,7 +138,7 @@ async def run_sweep(question: str, bundle: Any, config: AnswerabilityConfig, *, 
 async def sweep(question: str, bundle: Any, config: AnswerabilityConfig | None = None, *, out: Path | str,
                 formats: Sequence[str] = (), budgets: Sequence[str] = (), top_k: Sequence[int | str] = (),
                 record_tokens: Sequence[int | str] = (), answer: str | None = None,
-                repeats: int = 3, concurrency: int = 4, **options: Any) -> SweepResult:
+                repeats: int = 3, concurrency: int | None = None, **options: Any) -> SweepResult:
     """The packing sweep as a library call: ``result = await answerlens.sweep(question, bundle, config,
     out="runs/sweep", formats=["reader_cited", "compact"], budgets=["packed", "50%"], top_k=[3],
     record_tokens=[40])``. Raises ``TrialError`` when it stopped before every sample existed (its samples are
