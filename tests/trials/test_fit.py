@@ -48,10 +48,10 @@ def test_requests_in_flight_follow_the_servers_slots(concurrency: int | None, sl
     assert fit.config.timeout == DEFAULT_TIMEOUT and "timeout" not in fit.config.model_fields_set
 
 
-def test_an_unset_timeout_covers_the_largest_prompt_and_the_longest_reply_for_every_attempt() -> None:
+def test_an_unset_timeout_covers_the_largest_prompt_and_the_longest_reply() -> None:
     fit = decide(AUTO, concurrency=None, slots=1, speed=SPEED, reply=1000)
-    assert fit.config.timeout == rounded(MARGIN * (10 + 100) * 2) == 330
-    assert any(note.startswith("timeout 330 s a call: 1,000 prompt tokens read at 100 tokens/s") for note in fit.notes)
+    assert fit.config.timeout == rounded(MARGIN * (10 + 100)) == 165
+    assert any(note.startswith("timeout 165 s a call: 1,000 prompt tokens read at 100 tokens/s") for note in fit.notes)
     assert decide(AUTO, concurrency=None, slots=1, speed=Speed(10, 1000.0, 1000.0), reply=10).config.timeout \
         == DEFAULT_TIMEOUT  # never below the default
 
@@ -65,7 +65,7 @@ def test_an_explicit_timeout_that_cannot_cover_reading_the_prompt_is_refused_say
     with pytest.raises(AnswerabilityError, match="cannot finish in time: one call over its largest context needs at "
                        "least 12 s") as caught:
         decide(short, concurrency=None, slots=1, speed=SPEED, reply=1000)
-    assert caught.value.kind == "preflight" and "raise --timeout to 330" in str(caught.value.remedy)
+    assert caught.value.kind == "preflight" and "raise --timeout to 165" in str(caught.value.remedy)
     assert 10 + PROBE_TOKENS / 10 == pytest.approx(11.6)
 
 
@@ -83,7 +83,7 @@ def expected_timeout(config: AnswerabilityConfig) -> float:
     """What the stand-in's timings give: reading its 400 prompt tokens and writing the question's reply bound."""
     speed = Speed(TIMINGS["prompt_n"], TIMINGS["prompt_per_second"], TIMINGS["predicted_per_second"])
     reply = reply_tokens(config, Request(QUESTION, ""))
-    return max(DEFAULT_TIMEOUT, rounded(MARGIN * speed.seconds(speed.prompt_tokens, reply) * (config.max_retries + 1)))
+    return max(DEFAULT_TIMEOUT, rounded(MARGIN * speed.seconds(speed.prompt_tokens, reply)))
 
 
 async def test_a_sweep_with_defaults_never_queues_at_a_one_slot_server_and_takes_a_timeout_that_fits(

@@ -67,14 +67,19 @@ def decide(config: AnswerabilityConfig, *, concurrency: int | None, slots: int |
     elif saved_timeout is not None:
         config = config.model_copy(update={"timeout": saved_timeout})
     elif speed is not None:
-        attempts = config.max_retries + 1
         longest = speed.seconds(speed.prompt_tokens, reply)
-        timeout = max(DEFAULT_TIMEOUT, 5.0 * math.ceil(MARGIN * longest * attempts / 5.0))
+        timeout = _fitting(longest)
         config = config.model_copy(update={"timeout": timeout})
-        notes.append(f"timeout {timeout:g} s a call: {speed.describe()}, so one attempt over the largest context "
-                     f"takes up to {longest:,.0f} s (its reply bound is {reply:,} tokens); {attempts} attempt(s) "
-                     f"allowed, ×{MARGIN:g}")
+        notes.append(f"timeout {timeout:g} s a call: {speed.describe()}, so a reply over the largest context that "
+                     f"runs to its bound ({reply:,} tokens) takes {longest:,.0f} s; ×{MARGIN:g}")
     return Fit(config, concurrency, tuple(notes), slots, speed)
+
+
+def _fitting(longest: float) -> float:
+    """A timeout with room for the longest reply (``MARGIN`` of it, whole 5 s, never below the default). A re-ask
+    after a reply that ran to its bound may not fit: such a reply rarely validates anyway, and a timeout of every
+    attempt at its bound would let a hung server hold a call for an hour."""
+    return max(DEFAULT_TIMEOUT, 5.0 * math.ceil(MARGIN * longest / 5.0))
 
 
 def _check(config: AnswerabilityConfig, speed: Speed | None, reply: int, notes: list[str]) -> None:
@@ -82,7 +87,7 @@ def _check(config: AnswerabilityConfig, speed: Speed | None, reply: int, notes: 
         return
     least = speed.seconds(speed.prompt_tokens, PROBE_TOKENS)
     longest = speed.seconds(speed.prompt_tokens, reply)
-    fits = 5.0 * math.ceil(MARGIN * longest * (config.max_retries + 1) / 5.0)
+    fits = _fitting(longest)
     if config.timeout < least:
         raise AnswerabilityError(
             f"the run cannot finish in time: one call over its largest context needs at least {least:,.0f} s "
