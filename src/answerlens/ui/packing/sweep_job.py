@@ -31,7 +31,8 @@ class SweepSettings:
     formats: tuple[str, ...]
     budgets: tuple[str, ...]
     repeats: int
-    concurrency: int
+    concurrency: int | None
+    """Requests in flight; None: as many as the server serves at once."""
     second_opinion: bool = False
     """Each assessed sample gets its second opinion (the flags, and the claim verifier when it is installed)."""
     top_k: tuple[str, ...] = ()

@@ -71,7 +71,9 @@ def _form(prefix: str, source: Source, config: object, problem: str | None) -> N
                               help="Cut each record's text to its first N tokens, marked as cut; comma-separated")
     left, right = st.columns(2)
     repeats = int(left.number_input("Repeats per cell", 1, 50, 3, key=f"{prefix}.sweep_repeats"))
-    concurrency = int(right.number_input("Requests in flight", 1, 16, 2, key=f"{prefix}.sweep_concurrency"))
+    concurrency = int(right.number_input("Requests in flight", 0, 16, 0, key=f"{prefix}.sweep_concurrency",
+                                         help="0: as many as the server serves at once (4 at most); the embedded "
+                                         "model serves 1"))
     opinion = st.toggle("Second opinion", key=f"{prefix}.sweep_second_opinion",
                         help="Every assessed sample gets the second opinion's flags (and the NLI claim verifier's "
                         "result when it is installed); the grid's table counts the flags per cell")
@@ -87,7 +89,7 @@ def _form(prefix: str, source: Source, config: object, problem: str | None) -> N
         _start(prefix, source, SweepSettings(
             question=question.strip(), answer=answer.strip() or None, bundle=source.bundle, bundle_name=source.title,
             config=config, formats=tuple(formats), budgets=tuple(sweeps.parse_budgets(budgets)), repeats=repeats,
-            concurrency=concurrency, second_opinion=opinion, top_k=tuple(sweeps.parse_budgets(depths)),
+            concurrency=concurrency or None, second_opinion=opinion, top_k=tuple(sweeps.parse_budgets(depths)),
             record_tokens=tuple(sweeps.parse_budgets(chunks))))
 
 
@@ -118,6 +120,9 @@ def _progress(prefix: str) -> None:
         why = job.outcome.stopped.text if job.outcome.stopped is not None else "cancelled"
         st.html(notice_html("warning", f"The sweep stopped before it finished ({why})",
                             f"{job.outcome.new_samples} new sample(s) are kept", "run it again to resume"))
+    if job.outcome is not None and job.outcome.fit is not None and job.outcome.fit.notes:
+        st.html('<div class="al-muted" data-sweep-fit>' + "<br>".join(esc(note) for note in job.outcome.fit.notes)
+                + "</div>")
 
 
 @st.fragment(run_every=1.0)
