@@ -66,7 +66,7 @@ def renderings(prefix: str, items: list[Rendering], bundle: MemoryBundle) -> Non
 
 
 def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
-    packed = " · as packed" if rendering.as_packed else ""
+    packed = " · the format it was packed in" if rendering.as_packed else ""
     st.markdown(f"**{rendering.format.label}**{packed}")
     key = rendering.format.value
     if rendering.error is not None:
