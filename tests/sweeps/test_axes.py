@@ -106,3 +106,28 @@ def test_the_cli_takes_both_axes_and_prints_a_grid_for_each_combination(
     assert f"compact at {survive} tokens a record: top 4 records -> top 3 records: answer -> answer " \
         "partially" in printed
     assert main(["verify", str(out)]) == 0
+
+
+async def test_the_library_call_takes_both_axes_and_run_json_lists_them_under_its_hash(tmp_path: Path) -> None:
+    import json
+
+    import answerlens
+    from answerlens import TrialError
+    from answerlens.sweeps.folder import read_manifest
+
+    with context_server(REQUIREMENTS) as server:
+        result = await answerlens.sweep(QUESTION, bundle_data(), config(server.base_url), out=tmp_path / "sweep",
+                                        formats=["compact"], top_k=[3], record_tokens=[40], repeats=1)
+    assert [cell.key for cell in result.cells] == ["compact@packed@top3@rec40"]
+    run = json.loads((tmp_path / "sweep" / "run.json").read_text())
+    assert run["settings"] == [{"format": "compact", "budget": "packed", "top_k": 3, "record_tokens": 40}]
+    run["settings"][0]["top_k"] = 4  # an edited axis no longer matches the sweep's identity
+    (tmp_path / "sweep" / "run.json").write_text(json.dumps(run))
+    with pytest.raises(TrialError, match="edited"):
+        read_manifest(tmp_path / "sweep")
+
+
+def test_a_sweep_without_the_new_axes_writes_run_json_as_before(tmp_path: Path) -> None:
+    from answerlens.sweeps.result import SweepSetting
+
+    assert SweepSetting(format="compact", budget="packed").model_dump() == {"format": "compact", "budget": "packed"}
