@@ -126,7 +126,15 @@ def highlight(
                 placed.append(mark)
             if mark.accepted and decision.line is not None:
                 tints[decision.line.start].add(index)
-    spans = sorted(by_span)
+    unread = tuple(span for span in unread if 0 <= span[0] < span[1] <= size)
+    return Highlight(_lines(context, by_span, tints, unread),
+                     {index: tuple(marks) for index, marks in unplaced.items()}, unread)
+
+
+def _lines(context: str, by_span: Mapping[tuple[int, int], list[Mark]], tints: Mapping[int, set[int]],
+           unread: Sequence[tuple[int, int]]) -> tuple[Line, ...]:
+    """The context's lines, each cut into segments at the spans that touch it (one pass: spans are sorted)."""
+    size, spans = len(context), sorted(by_span)
     lines: list[Line] = []
     cursor = 0  # index into spans: the first span that may still touch the current line
     start = 0
@@ -145,11 +153,9 @@ def highlight(
         lines.append(Line(number, start, end, tuple(sorted(tints.get(start, ()))),
                           _segments(start, end, here, skipped)))
         if end >= size:
-            break
+            return tuple(lines)
         start = end + 1
         number += 1
-    return Highlight(tuple(lines), {index: tuple(marks) for index, marks in unplaced.items()},
-                     tuple(span for span in unread if 0 <= span[0] < span[1] <= size))
 
 
 _DEPTH = {"discarded": 0, "uncounted": 1, "accepted": 2}
