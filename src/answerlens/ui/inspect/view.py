@@ -270,8 +270,11 @@ def context_block(prefix: str, entry: history.Entry, opinion: SecondOpinion | No
     flagged = {index: opinion_html.flags_by_ref_codes(item) for index, item in enumerate(opinion.requirements)} \
         if opinion is not None else None
     marks = highlight(entry.context, [r.citations for r in a.requirements], only=focus, flagged=flagged,
-                      uncounted=uncounted(a.requirements))
-    st.html(opinion_html.legend_html(second_opinion=opinion is not None))
+                      uncounted=uncounted(a.requirements),
+                      unread=opinion_html.unread_of(opinion, entry.context) if opinion is not None else ())
+    legend = opinion_html.legend_html(marks, entry.context)
+    if legend:  # nothing marked: nothing to explain
+        st.html(legend)
     st.html(viewmodel.context_caption_html(entry, len(marks.lines)))
     if not entry.context:
         st.html(notice_html("info", "The context is empty", "Nothing was packed, so no model was called."))
