@@ -20,6 +20,7 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     ├── TraceError (ValueError)      a trace cannot be imported: not OTLP JSON, no retriever span, no documents,
     │                                documents without (or with cut) content; or a span must be chosen
     ├── PhoenixError (RuntimeError)  Phoenix did not answer, refused the API key, or refused a request
+    ├── LabelError (ValueError)      a review label, or a labels file (JSON lines), is invalid: names the line
     ├── AnswerabilityError (RuntimeError)
     │   │                            the provider failed or returned no valid assessment; never a verdict
     │   └── RecordingMismatchError   a recording answered other inputs (question, draft, context, prompt)
@@ -134,6 +135,10 @@ class RecordingMismatchError(AnswerabilityError):
             remedy="replay it for the inputs it was recorded for (restore the recorded question), or run a model; "
             "to replay it anyway, force it (CLI: --force-replay), which marks the result as forced",
         )
+
+
+class LabelError(AnswerlensError, ValueError):
+    """A review label, or a file of them (JSON lines, DESIGN §14), is invalid; the message names the line."""
 
 
 class RunStoreError(AnswerlensError):

@@ -24,7 +24,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import closing, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -174,6 +174,11 @@ class RunStore:
             raise RunStoreError(f"The run history {self.path} cannot be opened ({exc.strerror or exc})",
                                 path=str(self.path), remedy=f"make its folder writable, or set {DATA_DIR_ENV} to "
                                 "a writable folder") from exc
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One transaction on the file, for the tables kept beside the runs (``answerlens.review.labels``): every
+        failure of the file is a ``RunStoreError``, as for the runs."""
+        return self._db()
 
     def _check_columns(self, db: sqlite3.Connection) -> None:
         found = {row[1] for row in db.execute("PRAGMA table_info(runs)")}

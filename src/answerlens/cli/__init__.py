@@ -15,7 +15,7 @@ from typing import NoReturn
 
 from answerlens.cli.common import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_PROVIDER, UsageError, fail
 
-COMMANDS = ("assess", "verify", "report", "render", "trial", "sweep", "claims", "model", "traces")
+COMMANDS = ("assess", "verify", "report", "render", "trial", "sweep", "review", "claims", "model", "traces")
 """The command modules under ``answerlens.cli``, in the order ``--help`` lists them."""
 
 

@@ -10,12 +10,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from answerlens.cli.common import (
+    CONCURRENCY_HELP,
     EXIT_FAILED_SAMPLES,
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_PROVIDER,
     UsageError,
     add_provider_options,
+    announce,
+    concurrency_text,
     config_from,
     fail,
     run_ended,
@@ -33,7 +36,7 @@ def add_commands(commands: Any) -> None:
     trial = commands.add_parser("trial", help="run repeated trials over a labelled dataset (resumable)")
     trial.add_argument("dataset", type=Path, help="JSON or JSONL dataset of cases")
     trial.add_argument("--repeats", type=int, default=3, help="repeats per case (1–1,000)")
-    trial.add_argument("--concurrency", type=int, default=4, help="requests in flight per endpoint (1–256)")
+    trial.add_argument("--concurrency", type=int, help=CONCURRENCY_HELP)
     trial.add_argument("--out", type=Path, required=True, help="run directory (rerun the same command to resume)")
     trial.add_argument("--gates", type=Path, help="JSON mapping gate name to threshold (replaces the defaults)")
     trial.add_argument("--fail-fast", action="store_true", help="stop at the first provider failure")
@@ -95,7 +98,7 @@ def run_trial(args: argparse.Namespace) -> int:
         outcome = asyncio.run(run(dataset, config, repeats=args.repeats, out=args.out, concurrency=args.concurrency,
                                   gates=gates, fail_fast=args.fail_fast, progress=_print_progress, shard=shard,
                                   endpoints=endpoints, preflight=not args.no_preflight, early_stop=args.early_stop,
-                                  second_opinion=_second_opinion(args)))
+                                  second_opinion=_second_opinion(args), announce=announce))
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return fail(130, f"interrupted; finished samples are saved in {args.out} — rerun the same command to resume")
@@ -137,7 +140,7 @@ def _plan_line(args: argparse.Namespace, cases: int, shard: Any, endpoints: list
     where = f" over {len(endpoints)} endpoints" if len(endpoints) > 1 else ""
     part = f", shard {shard.label} of them" if shard is not None else ""
     return (f"{args.dataset}: {cases} cases x {args.repeats} repeats = {cases * args.repeats} samples{part} "
-            f"at concurrency {args.concurrency}{where} -> {args.out}")
+            f"at {concurrency_text(args.concurrency)}{where} -> {args.out}")
 
 
 def _finished(args: argparse.Namespace, outcome: TrialOutcome) -> int:

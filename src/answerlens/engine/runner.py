@@ -24,10 +24,12 @@ from answerlens.config import AnswerabilityConfig, EvidencePolicy
 from answerlens.errors import AnswerabilityError, TrialError
 from answerlens.evaluator import Answer, AnswerabilityEvaluator
 from answerlens.providers.engine import ProgressCallback
+from answerlens.providers.request_size import Request
 from answerlens.trials import folder, limits
 from answerlens.trials.dataset import Dataset, LoadedCase
 from answerlens.trials.endpoints import EndpointPool, EvaluatorFactory, normalise_endpoints
 from answerlens.trials.failures import EARLY_STOP, EarlyStop, EarlyStopWatch
+from answerlens.trials.fit import Fit, fit_or_default
 from answerlens.trials.gates import Gate, Threshold
 from answerlens.trials.lock import RunLock
 from answerlens.trials.log import SampleError, TrialSample
@@ -81,6 +83,8 @@ class RunOutcome(Generic[R]):
     """Why the run stopped early: its first calls all failed alike (rerunning resumes)."""
     warnings: tuple[str, ...] = ()
     """What the preflight noticed without refusing (an endpoint down while another is up …)."""
+    fit: Fit | None = field(default=None, repr=False)
+    """The concurrency and configuration the run used, fitted to its endpoint, and why (``trials.fit``)."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,7 @@ async def run_trial(
     *,
     repeats: int,
     out: Path,
-    concurrency: int = 4,
+    concurrency: int | None = None,
     gates: Mapping[Gate, Threshold] | None = None,
     fail_fast: bool = False,
     progress: Callable[[Progress], None] | None = None,
@@ -130,6 +134,8 @@ async def run_trial(
     second_opinion: SecondOpinionSetting | None = None,
     layout: RunLayout | None = None,
     call_progress: ProgressCallback | None = None,
+    fitted: Fit | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> TrialOutcome:
     """Assess every (case, repeat) not already saved — only shard ``shard`` of them when given — over
     ``endpoints`` (default: the configuration's server) with ``concurrency`` requests in flight on each; write each
@@ -139,21 +145,20 @@ async def run_trial(
     run; (``AnswerabilityError``, kind ``preflight``) endpoints that cannot serve the model. Saved error samples
     are retried. Cancelling (``cancel.set()``), ``fail_fast`` after an error, and ``early_stop`` (the first that
     many calls all fail with one kind of error; 0 never) keep finished samples and write no result; rerunning
-    the same call resumes. The configuration's strict evidence policy implies a second opinion. With ``layout``,
-    the folder and result are the layout's (the outcome's ``result`` is then None, ``result_path`` its file).
-    ``call_progress`` hears each model call's stages (the sample in flight: reading the prompt, tokens).
+    the same call resumes. With ``layout``, the folder and result are the layout's (the outcome's ``result`` is
+    then None). ``call_progress`` hears each call's stages. ``concurrency`` and the timeout, left unset, fit the
+    endpoint (``trials.fit``; ``fitted``: a fit made already, ``announce`` hears its notes).
     """
     limits.check_counts(repeats=repeats, concurrency=concurrency, endpoints=max(len(endpoints), 1),
                         early_stop=early_stop)
     limits.check_samples(len(dataset.cases), repeats)
-    urls = normalise_endpoints(config, endpoints)
-    if second_opinion is None and config.evidence_policy == EvidencePolicy.STRICT:
-        second_opinion = SecondOpinionSetting()
-    _check_gates(dataset, gates, second_opinion is not None)
-    out = Path(out)
-    # A fresh run is checked before its folder exists, so a refusal leaves nothing behind; a resumed one only when
-    # samples are left to do.
+    urls, out = normalise_endpoints(config, endpoints), Path(out)
+    # A fresh run is checked before its folder exists (a refusal leaves nothing); a resumed one when work is left.
     fresh = _fresh(out, dataset, layout)
+    fitted = fitted or await fit_or_default(config, urls, concurrency=concurrency, largest=largest_request(dataset),
+                                            out=out, asked=preflight, announce=announce)
+    config, concurrency = fitted.config, fitted.concurrency
+    second_opinion = _opinions(dataset, config, gates, second_opinion)
     early = await check_endpoints(config, urls) if preflight and fresh else None
     with folder.refusals_kept(out), RunLock(out):
         plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None, layout)
@@ -165,7 +170,7 @@ async def run_trial(
             if plan.todo:
                 async with EndpointPool(config, urls, concurrency, evaluator_factory) as pool, SampleWriter() as writer:
                     await run.all(pool, writer)
-            outcome = _finish(plan, run, gates=gates, concurrency=concurrency, warnings=warnings, layout=layout)
+            outcome = _finish(plan, run, gates=gates, fitted=fitted, warnings=warnings, layout=layout)
             span.finished(outcome.result.quality_gates if outcome.result else None, errors=outcome.errors,
                           cancelled=outcome.cancelled)
         return outcome
@@ -181,6 +186,21 @@ def _fresh(out: Path, dataset: Dataset, layout: RunLayout | None) -> bool:
     elif layout is None:
         folder.refuse_foreign_to_trial(out, dataset)
     return True
+
+
+def largest_request(dataset: Dataset) -> Request | None:
+    """The request with the longest context: what a timeout must cover."""
+    case = max(dataset.cases, key=lambda item: len(item.bundle.exact_context), default=None)
+    return Request(case.case.question, case.bundle.exact_context, case.case.answer) if case is not None else None
+
+
+def _opinions(dataset: Dataset, config: AnswerabilityConfig, gates: Mapping[Gate, Threshold] | None,
+              second_opinion: SecondOpinionSetting | None) -> SecondOpinionSetting | None:
+    """The run's second opinion (the strict evidence policy implies one), its gates checked against it."""
+    if second_opinion is None and config.evidence_policy == EvidencePolicy.STRICT:
+        second_opinion = SecondOpinionSetting()
+    _check_gates(dataset, gates, second_opinion is not None)
+    return second_opinion
 
 
 def _check_gates(dataset: Dataset, gates: Mapping[Gate, Threshold] | None, opinions: bool) -> None:
@@ -350,23 +370,23 @@ class _Run:
                                           f"{sample.case_id} repeat {sample.repeat}: {status}"))
 
 
-def _finish(plan: _Plan, run: _Run, *, gates: Mapping[Gate, Threshold] | None, concurrency: int,
+def _finish(plan: _Plan, run: _Run, *, gates: Mapping[Gate, Threshold] | None, fitted: Fit,
             warnings: tuple[str, ...], layout: RunLayout | None = None) -> TrialOutcome:
     done = {**plan.done, **run.finished}
     new, reused = len(run.finished), len(plan.done)
     if run.cancelled or run.stopped is not None or (run.policy.fail_fast and run.errors):
         return TrialOutcome(None, None, new, reused, run.errors, run.cancelled, stopped=run.stopped,
-                            warnings=warnings)
+                            warnings=warnings, fit=fitted)
     samples = [done[(item.case.id, repeat)] for item, repeat in plan.planned]
     if layout is not None:
         path = layout.finish(samples, time.monotonic() - run.started)
-        return TrialOutcome(None, path, new, reused, run.errors, False, warnings=warnings)
+        return TrialOutcome(None, path, new, reused, run.errors, False, warnings=warnings, fit=fitted)
     shard = plan.shard.model_copy(update={"cases": tuple(item.case.id for item in plan.dataset.cases)}) \
         if plan.shard is not None else None
     result = folder.assemble(folder.dataset_record(plan.dataset), folder.question_records(plan.dataset), samples,
-                             plan.identity, repeats=plan.repeats, concurrency=concurrency, gates=gates,
+                             plan.identity, repeats=plan.repeats, concurrency=fitted.concurrency, gates=gates,
                              wall_seconds=time.monotonic() - run.started, drafts=plan.dataset.has_drafts, shard=shard,
                              case_hashes=folder.case_hashes(plan.dataset),
                              second_opinion=run.second_opinion is not None)
     return TrialOutcome(result, folder.write_result(plan.out, result), new, reused, run.errors, False,
-                        warnings=warnings)
+                        warnings=warnings, fit=fitted)

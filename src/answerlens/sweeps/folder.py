@@ -89,7 +89,7 @@ def read_manifest(out: Path) -> SweepManifest:
 
 def manifest_problem(manifest: SweepManifest) -> str | None:
     """Why a manifest's recorded hashes are not those of what it lists (it was edited), or None."""
-    listed = [item.model_dump() for item in manifest.settings]
+    listed = [item.identity() for item in manifest.settings]
     if manifest.sweep_sha256 != sweep_sha256(manifest.question, manifest.answer, manifest.bundle_sha256, listed):
         return (f"edited: its sweep_sha256 is not that of its question, answer, bundle_sha256 and settings; "
                 f"{MANIFEST} must be as the sweep wrote it")

@@ -9,16 +9,19 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from answerlens.audit import canonical_json_ascii, sha256_text
-from answerlens.errors import BundleError, DatasetError, describe_validation, json_problem
+from answerlens.errors import AnswerlensError, BundleError, DatasetError, describe_validation, json_problem
 from answerlens.json_reader import PACK_FEWER, read_bytes
 from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle
 from answerlens.records import MemoryBundle
 from answerlens.trials.log import AnswerLabel, QuestionLabel
+
+if TYPE_CHECKING:
+    from answerlens.trials.result import TrialResult
 
 
 class TrialCase(BaseModel):
@@ -156,3 +159,23 @@ def _case_bundle(dataset_path: Path, case: TrialCase,
             files[bundle_path] = (load_bundle(bundle_path), hashlib.sha256(data).hexdigest())
         return files[bundle_path]
     return load_bundle(case.bundle, name="inline bundle"), None
+
+
+def run_dataset(result: TrialResult, cwd: Path) -> Dataset | str:
+    """The dataset a run of ours used, reloaded and checked against its sha256; or why it cannot be."""
+    if result.dataset is None:
+        return ("upstream result files name their bundles (artifact files) but do not contain them, so the "
+                "context cannot be shown")
+    where, sha = result.dataset.path, result.dataset.sha256
+    path = Path(where)
+    if not path.is_absolute():
+        path = cwd / path
+    if not path.is_file():
+        return f"the dataset {where} is not there any more, so the bundles cannot be found"
+    try:
+        dataset = load_dataset(path)
+    except AnswerlensError as exc:
+        return f"the dataset {where} no longer loads: {exc}"
+    if dataset.sha256 != sha:
+        return f"the dataset {where} changed since the run (sha256 {dataset.sha256[:12]}… ≠ {sha[:12]}…)"
+    return dataset

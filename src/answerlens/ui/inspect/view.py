@@ -206,17 +206,19 @@ def show(prefix: str, entry: history.Entry, now: Inputs, *, second_opinion: bool
         shown = opinion if second_opinion else None
         left, right = st.columns([10, 11], gap="medium")
         with left:
-            focus = _verdict(prefix, entry, shown, stale=bool(changes))
+            focus = verdict_block(prefix, entry, shown, stale=bool(changes))
             _downloads(prefix, entry)
             writeback_view.panel(prefix, entry)  # an imported sample's verdict, onto its span in Phoenix
         with right:
-            _context(prefix, entry, shown, focus)
+            context_block(prefix, entry, shown, focus)
             _audit(entry)
     if st.session_state.pop(f"{prefix}.reveal", False):
         scroll_view.into_view(f'.st-key-{prefix}-result [data-verdict]')
 
 
-def _verdict(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *, stale: bool) -> int | None:
+def verdict_block(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *, stale: bool) -> int | None:
+    """The verdict, why, the requirements (a radio picks the one to highlight, returned) and the reasoning: what
+    Inspect shows of a result, and what the Review page shows of the item under review."""
     a = entry.assessment
     marks = [mark for mark in (_recording_mark(a), WIRING_MARK if wiring_check(a.provider, a.model) else None)
              if mark]
@@ -260,15 +262,19 @@ def _selected(a: AnswerabilityAssessment, focus: int | None, opinion: SecondOpin
         st.html(opinion_html.detail_html(focus, opinion.requirements[focus], opinion.verifier_note))
 
 
-def _context(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, focus: int | None) -> None:
+def context_block(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, focus: int | None) -> None:
+    """The context exactly as the model saw it, with the citations highlighted (``focus``: one requirement's)."""
     a = entry.assessment
     st.markdown("**Context, exactly as the model saw it**")
     cited_only = st.toggle("Cited lines only", key=f"{prefix}.cited_only", help="fold the lines without citations")
     flagged = {index: opinion_html.flags_by_ref_codes(item) for index, item in enumerate(opinion.requirements)} \
         if opinion is not None else None
     marks = highlight(entry.context, [r.citations for r in a.requirements], only=focus, flagged=flagged,
-                      uncounted=uncounted(a.requirements))
-    st.html(opinion_html.legend_html(second_opinion=opinion is not None))
+                      uncounted=uncounted(a.requirements),
+                      unread=opinion_html.unread_of(opinion, entry.context) if opinion is not None else ())
+    legend = opinion_html.legend_html(marks, entry.context)
+    if legend:  # nothing marked: nothing to explain
+        st.html(legend)
     st.html(viewmodel.context_caption_html(entry, len(marks.lines)))
     if not entry.context:
         st.html(notice_html("info", "The context is empty", "Nothing was packed, so no model was called."))

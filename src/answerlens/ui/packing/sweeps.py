@@ -18,9 +18,10 @@ from answerlens.html.provenance import source_label
 from answerlens.records import MemoryBundle
 from answerlens.run_store import RunStore, data_dir
 from answerlens.sweeps import folder
+from answerlens.sweeps.cut import contexts_of
 from answerlens.sweeps.reader import Recorded, read_recorded, recompute
 from answerlens.sweeps.result import SweepManifest, SweepResult
-from answerlens.sweeps.run import contexts_of, manifest_for
+from answerlens.sweeps.run import manifest_for
 from answerlens.sweeps.settings import grid
 from answerlens.verification.samples import SampleCount
 from answerlens.verification.sweep import check
@@ -53,9 +54,9 @@ class Plan:
 
 def plan(question: str, answer: str | None, bundle: MemoryBundle, config: AnswerabilityConfig,
          formats: Sequence[str], budgets: Sequence[str], repeats: int, name: str, root: Path, *,
-         second_opinion: bool = False) -> Plan:
+         second_opinion: bool = False, top_k: Sequence[str] = (), record_tokens: Sequence[str] = ()) -> Plan:
     """Where the sweep goes and how many calls it makes; ``ValueError`` for bad settings."""
-    settings = grid(formats, budgets)
+    settings = grid(formats, budgets, top_k, record_tokens)
     manifest = manifest_for(question, answer, bundle, settings, config, repeats, name, second_opinion)
     contexts = contexts_of(bundle, settings)
     ident = sweep_id(manifest)
@@ -63,7 +64,8 @@ def plan(question: str, answer: str | None, bundle: MemoryBundle, config: Answer
 
 
 def parse_budgets(text: str) -> list[str]:
-    """``"packed, 75%, 1200"`` -> its budgets (each checked when the grid is built)."""
+    """``"packed, 75%, 1200"`` -> its budgets (each checked when the grid is built); depths and chunk sizes are
+    typed the same way (``"8, 4"``)."""
     return [part.strip() for part in re.split(r"[,\s]+", text) if part.strip()]
 
 
@@ -162,9 +164,9 @@ def cell_runs(opened: Opened, runs: RunStore, title: str) -> tuple[dict[int, str
     return links, problem
 
 
-CSV_COLUMNS = ("format", "budget", "budget_tokens", "tokens_used", "records_kept", "records_cut", "assessable",
-               "reason", "action", "actions", "verdicts", "stable", "errors", "median_latency_ms",
-               "second_opinion_flags")
+CSV_COLUMNS = ("format", "budget", "top_k", "record_tokens", "budget_tokens", "tokens_used", "records_kept",
+               "records_cut", "records_shortened", "assessable", "reason", "action", "actions", "verdicts", "stable",
+               "errors", "median_latency_ms", "second_opinion_flags")
 
 
 def csv_text(result: SweepResult) -> str:
@@ -173,9 +175,14 @@ def csv_text(result: SweepResult) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for cell in result.cells:
-        writer.writerow([cell.format, cell.budget, cell.budget_tokens, cell.tokens_used, len(cell.records_kept),
-                         len(cell.records_cut), cell.assessable, cell.reason or "",
+        writer.writerow([cell.format, cell.budget, _blank(cell.top_k), _blank(cell.record_tokens), cell.budget_tokens,
+                         cell.tokens_used, len(cell.records_kept), len(cell.records_cut), len(cell.records_shortened),
+                         cell.assessable, cell.reason or "",
                          cell.action.value if cell.action else "", json.dumps(cell.actions), json.dumps(cell.verdicts),
                          cell.stable, cell.errors, cell.latency_ms if cell.latency_ms is not None else "",
                          json.dumps(cell.flags) if cell.flags is not None else ""])
     return out.getvalue()
+
+
+def _blank(value: int | None) -> int | str:
+    return "" if value is None else value

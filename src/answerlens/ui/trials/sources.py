@@ -14,7 +14,7 @@ from typing import Any
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
-from answerlens.errors import AnswerlensError, DatasetError
+from answerlens.errors import DatasetError
 from answerlens.html.trial_rows import SampleRef
 from answerlens.json_reader import read_bytes
 from answerlens.storage import write_atomically
@@ -175,26 +175,6 @@ class InspectTarget:
     """The bundle's file, when the case names one."""
     bundle_json: str | None
     """Otherwise the inline bundle, as JSON text."""
-
-
-def run_dataset(result: TrialResult, cwd: Path) -> Dataset | str:
-    """The dataset a run of ours used, reloaded and checked against its sha256; or why it cannot be."""
-    if result.dataset is None:
-        return ("upstream result files name their bundles (artifact files) but do not contain them, so the "
-                "context cannot be shown")
-    where, sha = result.dataset.path, result.dataset.sha256
-    path = Path(where)
-    if not path.is_absolute():
-        path = cwd / path
-    if not path.is_file():
-        return f"the dataset {where} is not there any more, so the bundles cannot be found"
-    try:
-        dataset = load_dataset(path)
-    except AnswerlensError as exc:
-        return f"the dataset {where} no longer loads: {exc}"
-    if dataset.sha256 != sha:
-        return f"the dataset {where} changed since the run (sha256 {dataset.sha256[:12]}… ≠ {sha[:12]}…)"
-    return dataset
 
 
 def inspect_target(result: TrialResult, ref: SampleRef, dataset: Dataset) -> InspectTarget | str:
