@@ -10,6 +10,7 @@ from typing import Any
 from answerlens.errors import DatasetError, VerificationError
 from answerlens.records import MemoryBundle
 from answerlens.trials.dataset import Dataset
+from answerlens.trials.folder import RESULT_MAX_BYTES
 from answerlens.trials.log import ResultKind, TrialSample
 from answerlens.verification.notes import Notes
 from answerlens.verification.outcome import PathCheck, sample_notes, unresolved
@@ -35,7 +36,7 @@ def trial_or_assessment(path: Path, *, bundle: MemoryBundle | None, dataset: Dat
             raise VerificationError(f"{path}: a folder that is neither a trial run (run.json) nor a sweep")
         found = trial_or_assessment(path / "result.json", bundle=bundle, dataset=dataset, sample=sample)
         return replace(found, path=path)  # a result file kept in a folder of its own
-    data = read_json(path)
+    data = read_json(path, max_bytes=RESULT_MAX_BYTES)  # a trial's result.json may be as large as the reader allows
     if holds_trial_log(data):
         if isinstance(data.get("samples"), list):
             if bundle is not None:
