@@ -40,7 +40,8 @@ run: install
 	$(VENV)/bin/streamlit run app.py --server.address $(HOST) --server.port $(PORT) \
 	  --server.headless true --browser.gatherUsageStats false
 
-# Arize Phoenix for the tracing tests (tests/tracing): it pins many packages, so it lives in its own virtualenv.
+# Arize Phoenix for the tracing and trace-import tests (tests/tracing, tests/traces): it pins many packages, so it
+# lives in its own virtualenv.
 PHOENIX_VENV := tests/.venv-phoenix
 
 $(PHOENIX_VENV)/.installed:

@@ -11,5 +11,6 @@ app_navigation(
         st.Page("pages/packing.py", title="Packing", icon=":material/view_agenda:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
         st.Page("pages/trials.py", title="Trials", icon=":material/stacked_bar_chart:"),
+        st.Page("pages/review.py", title="Review", icon=":material/rate_review:"),
     ]
 ).run()

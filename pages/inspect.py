@@ -24,7 +24,7 @@ st.title("Inspect")
 st.caption("Does the packed evidence establish what the question asks? See the verdict, and why.")
 
 history_view.open_link("inspect", SAMPLES)  # ?run=<evaluation_id>: before the inputs it restores are drawn
-source = source_picker.pick("inspect", APP_ROOT)
+source = source_picker.pick("inspect", APP_ROOT, traces=True)
 source_picker.prefill("inspect", source)
 choice = endpoint.panel("inspect", source)
 

@@ -18,19 +18,20 @@ ensure_app_navigation(__file__)
 APP_ROOT = Path(__file__).resolve().parents[1]
 
 st.title("Packing")
-st.caption("The same records rendered as reader (citations on and off), auditable and compact: what a model "
-           "would see, what it costs, and whether it can be assessed.")
+st.caption("The same records rendered as reader (citations on and off), auditable and compact, cut at a budget, "
+           "depth and chunk size exactly as a sweep cell cuts them: what a model would see, what it costs, and "
+           "whether it can be assessed.")
 
 source = source_picker.pick("packing", APP_ROOT)
 if source is not None:
-    renderings = packing.render_all(source.bundle)
-    budget = packing_view.budget_input("packing", source.bundle)
-    packing_view.renderings(renderings, source.bundle, budget)
+    budget, top_k, record_tokens = packing_view.setting_inputs("packing")
+    renderings = packing.render_all(source.bundle, budget, top_k, record_tokens)
+    packing_view.renderings("packing", renderings, source.bundle)
     packing_view.record("packing", source.bundle)
 
     st.subheader("A reply's citations under each format")
-    st.caption("Tokens are judged exactly as the engine would judge them against each rendering; a reply "
-               "written for one format usually cites tokens that another format does not contain.")
+    st.caption("Tokens are judged exactly as the engine would judge them against each rendering at the setting "
+               "above: a citation of a record the setting cut is discarded, as a sweep would discard it.")
     reply, name = packing_view.reply_picker("packing", source)
     history_view.notice()  # the run history's failure, if any
     if reply is not None:

@@ -3,6 +3,7 @@
 import pytest
 
 from tests.embedded import skip_reason
+from tests.phoenix_server import phoenix, phoenix_with_key  # noqa: F401  (one Phoenix of each kind per session)
 from tests.scripted_server import scripted_server_fixture  # noqa: F401  (the `scripted_server` fixture)
 
 

@@ -4,6 +4,10 @@ It is given requirements, each with a phrase that states it. For every request i
 the user message and marks a requirement supported only when a record line containing its phrase is there,
 citing that line the way its format cites: ``mN`` from a reader line's ``[mN]``, a compact line's ``"mN"`` ref,
 an auditable line's ``"id"``. A requirement whose line is absent (cut, or uncitable) is unsupported, uncited.
+
+Given ``slots``, it also plays a llama.cpp server that serves that many requests at once: ``/props`` says so
+(``total_slots``), further requests wait in its queue, and every reply carries llama.cpp's ``timings``
+(``TIMINGS``), so a run can fit its concurrency and timeout to it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 _READER_REF = re.compile(r"- \[(m[0-9]+)\]")
+TIMINGS = {"prompt_n": 400, "prompt_ms": 2000.0, "prompt_per_second": 200.0, "predicted_n": 16,
+           "predicted_ms": 800.0, "predicted_per_second": 20.0}
+"""What the llama.cpp stand-in says of its speed: 200 prompt tokens a second, 20 reply tokens a second."""
 
 
 def citation_of(line: str) -> str | None:
@@ -53,8 +60,16 @@ def reply_for(context: str, requirements: Mapping[str, str]) -> dict[str, Any]:
 class ContextServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, requirements: Mapping[str, str], delay: float, hold_after: int | None) -> None:
+    def __init__(self, requirements: Mapping[str, str], delay: float, hold_after: int | None,
+                 slots: int | None = None) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
+        self.slots = slots
+        self.serving = threading.Semaphore(slots or 1_000)
+        self.at_server = 0
+        """Requests received and not yet answered (waiting for a slot, or served)."""
+        self.most_at_server = 0
+        self.probes = 0
+        """Measuring calls (``max_tokens`` ≤ 16) among the calls."""
         self.requirements = dict(requirements)
         self.delay = delay
         self.calls = 0
@@ -91,7 +106,11 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
-        if self.path.endswith("/models"):
+        if self.path == "/props" and self.server.slots:
+            self._send({"default_generation_settings": {"n_ctx": 32768}, "total_slots": self.server.slots})
+        elif self.path == "/props":
+            self._send({"error": "not found"}, status=404)
+        elif self.path.endswith("/models"):
             self._send({"object": "list", "data": [{"id": "context-oracle", "object": "model"}]})
         else:
             self._send({"models": [{"name": "context-oracle"}]})
@@ -100,6 +119,19 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         user = next(m["content"] for m in body["messages"] if m["role"] == "user")
         context = user.split("RETRIEVED MEMORY DATA:\n", 1)[1]
+        server = self.server
+        with server._changed:
+            server.at_server += 1
+            server.most_at_server = max(server.most_at_server, server.at_server)
+            server.probes += int((body.get("max_tokens") or 10**6) <= 16)
+        try:
+            with server.serving:
+                self._answer(context)
+        finally:
+            with server._changed:
+                server.at_server -= 1
+
+    def _answer(self, context: str) -> None:
         if self.server.arrived(context):
             self.server.release.wait()
         if self.server.delay:
@@ -107,14 +139,17 @@ class _Handler(BaseHTTPRequestHandler):
         content = json.dumps(reply_for(context, self.server.requirements))
         if self.path.endswith("/api/chat"):
             self._send({"message": {"role": "assistant", "content": content}, "done": True, "done_reason": "stop"})
-        else:
-            self._send({"choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                                     "finish_reason": "stop"}]})
+            return
+        reply: dict[str, Any] = {"choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                                              "finish_reason": "stop"}]}
+        if self.server.slots:
+            reply["timings"] = TIMINGS
+        self._send(reply)
 
-    def _send(self, payload: Any) -> None:
+    def _send(self, payload: Any, status: int = 200) -> None:
         data = json.dumps(payload).encode()
         try:
-            self.send_response(200)
+            self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -125,8 +160,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 @contextmanager
 def context_server(requirements: Mapping[str, str], *, delay: float = 0.0,
-                   hold_after: int | None = None) -> Iterator[ContextServer]:
-    server = ContextServer(requirements, delay, hold_after)
+                   hold_after: int | None = None, slots: int | None = None) -> Iterator[ContextServer]:
+    server = ContextServer(requirements, delay, hold_after, slots)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

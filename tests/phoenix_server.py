@@ -36,9 +36,12 @@ class Phoenix:
     url: str
     process: subprocess.Popen[bytes]
     log: Path
+    key: str | None = None
+    """The API key this Phoenix requires (None: it requires none); the test's own reads send it."""
 
     def get(self, path: str) -> Any:
-        with urllib.request.urlopen(self.url + path, timeout=10) as response:
+        headers = {"authorization": f"Bearer {self.key}"} if self.key else {}
+        with urllib.request.urlopen(urllib.request.Request(self.url + path, headers=headers), timeout=10) as response:
             return json.loads(response.read())
 
     def spans(self, project: str = "default") -> list[dict[str, Any]]:
@@ -75,14 +78,16 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def start_phoenix(work: Path) -> Phoenix:
+def start_phoenix(work: Path, env: dict[str, str] | None = None) -> Phoenix:
+    """Start Phoenix in ``work``; ``env`` adds settings (e.g. authentication)."""
     executable = VENV / "bin" / "phoenix"
     if not executable.exists():
         pytest.skip(f"Phoenix's virtualenv is missing: build it with `make phoenix` (or set ANSWERLENS_PHOENIX_VENV)"
                     f" — looked for {executable}")
     port, grpc_port = free_port(), free_port()
     env = {**os.environ, "PHOENIX_WORKING_DIR": str(work), "PHOENIX_PORT": str(port),
-           "PHOENIX_GRPC_PORT": str(grpc_port), "PHOENIX_HOST": "127.0.0.1", "PHOENIX_TELEMETRY_ENABLED": "false"}
+           "PHOENIX_GRPC_PORT": str(grpc_port), "PHOENIX_HOST": "127.0.0.1", "PHOENIX_TELEMETRY_ENABLED": "false",
+           **(env or {})}
     env = {key: value for key, value in env.items() if not key.startswith("OTEL_")}
     log = work / "phoenix.log"
     process = subprocess.Popen([str(executable), "serve"], env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
@@ -108,6 +113,23 @@ def stop(phoenix: Phoenix) -> None:
 @pytest.fixture(scope="session")
 def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Phoenix]:
     server = start_phoenix(tmp_path_factory.mktemp("phoenix"))
+    try:
+        yield server
+    finally:
+        stop(server)
+
+
+ADMIN_SECRET = "admin-secret-0123456789abcdefghijklmnop"
+"""With authentication on, Phoenix takes its admin secret as a bearer API key (phoenix.server.bearer_auth)."""
+
+
+@pytest.fixture(scope="session")
+def phoenix_with_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Phoenix]:
+    """A Phoenix that requires an API key (``ADMIN_SECRET`` is one)."""
+    server = start_phoenix(tmp_path_factory.mktemp("phoenix-auth"), env={
+        "PHOENIX_ENABLE_AUTH": "true", "PHOENIX_SECRET": "phoenix-secret-0123456789abcdefghijklmnop",
+        "PHOENIX_ADMIN_SECRET": ADMIN_SECRET})
+    server.key = ADMIN_SECRET
     try:
         yield server
     finally:

@@ -70,3 +70,17 @@ def test_the_sweep_section_shows_the_floor_and_judges_the_sweeps_own_time_above_
     slow = {**over, "own_fraction": 0.06, "own_fractions": [0.06]}
     row = next(line for line in report.sweep_table({"overhead": slow, "memory": memory}) if line.startswith("| 1.20"))
     assert row.endswith("| MISSED |")
+
+
+def test_the_committed_embedded_sweep_figures_print_their_section() -> None:
+    import json
+
+    from tests.paths import REPO
+
+    report = _report_module()
+    found = json.loads((REPO / "benchmarks" / "results" / "embedded-sweep.json").read_text())
+    lines = report.embedded_sweep_table(found)
+    assert lines[0].startswith("6b. Sweep on the embedded model")
+    assert any("defaults (fitted)" in line and "| none |" in line for line in lines)
+    assert any("old defaults" in line and "timeout 4" in line for line in lines)
+    assert report.embedded_sweep_table({"skipped": "no runtime"})[0].endswith("skipped (no runtime)")

@@ -89,6 +89,12 @@ def test_render_formats(capsys) -> None:  # type: ignore[no-untyped-def]
         pytest.param(["assess", str(BUNDLE), "-q", "x", "--timeout", "-1"], "invalid configuration", id="bad_timeout"),
         pytest.param(["frobnicate"], "invalid choice", id="unknown_command"),
         pytest.param(["verify", str(BUNDLE)], "no assessment found", id="verify_a_bundle"),
+        pytest.param(["assess", str(SAMPLES / "speech_act_eslint.json"), "-q", "", "--provider", "replay"],
+                     "-q is empty", id="empty_question_is_not_the_samples"),
+        pytest.param(["assess", str(SAMPLES / "speech_act_eslint.json"), "-q", " \t", "--provider", "replay"],
+                     "-q is empty", id="blank_question"),
+        pytest.param(["sweep", str(SAMPLES / "speech_act_eslint.json"), "-q", "", "--out", "never-made"],
+                     "-q is empty", id="sweep_empty_question"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
@@ -266,3 +272,13 @@ def test_a_bundle_given_as_the_replay_file_is_refused(capsys) -> None:  # type: 
     code, _, err = run(capsys, "assess", str(BUNDLE), "-q", QUESTION, "--provider", "replay", "--replay-file",
                        str(BUNDLE))
     assert code == 2 and "is a bundle (or sample) file, not a recorded reply" in err
+
+
+def test_a_replayed_files_recording_names_the_file_not_its_folder(capsys) -> None:  # type: ignore[no-untyped-def]
+    """The recording's source enters the assessment (and its provenance hash), which is shared: a file name, never
+    the directories of the machine that ran it."""
+    code, out, _ = run(capsys, "assess", str(BUNDLE), "-q", QUESTION, "--provider", "replay", "--replay-file",
+                       str(RAW.resolve()), "--json")
+    assert code == 0
+    assert json.loads(out)["provider_metadata"]["recording"]["source"] == RAW.name
+    assert str(RAW.parent.resolve()) not in out

@@ -94,3 +94,12 @@ def test_importing_answerlens_does_not_load_tiktoken() -> None:
     code = "import sys, answerlens; print('tiktoken' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_first_tokens_never_splits_a_character() -> None:
+    from answerlens.tokens import first_tokens
+
+    text = "ünïcode 😀😀😀 end"
+    for count in range(0, 12):
+        start = first_tokens(text, count)
+        assert text.startswith(start) and token_count(start)[0] <= count

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from answerlens.errors import BundleError as BundleError
     from answerlens.errors import ClaimVerificationError as ClaimVerificationError
     from answerlens.errors import DatasetError as DatasetError
+    from answerlens.errors import StorageError as StorageError
     from answerlens.errors import TrialError as TrialError
     from answerlens.errors import VerificationError as VerificationError
     from answerlens.evaluator import AnswerabilityEvaluator as AnswerabilityEvaluator
@@ -101,6 +102,7 @@ _EXPORTS: dict[str, str] = {
     "SYSTEM_PROMPT": "answerlens.prompts",
     "SecondOpinion": "answerlens.second_opinion.models",
     "Span": "answerlens.citations",
+    "StorageError": "answerlens.errors",
     "SweepResult": "answerlens.sweeps.result",
     "TrialError": "answerlens.errors",
     "TrialResult": "answerlens.trials.result",

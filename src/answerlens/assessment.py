@@ -14,6 +14,7 @@ from uuid import UUID
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Field,
     SerializerFunctionWrapHandler,
     computed_field,
     model_serializer,
@@ -35,6 +36,7 @@ from answerlens.errors import AnswerabilityError
 from answerlens.prompts import PROMPT_SHA256, PROMPT_VERSION, RawAssessment, ReplyError, parse_reply, prompt_for
 from answerlens.recording import RecordingRef, ReplyOrigin
 from answerlens.records import MemoryBundle
+from answerlens.trace_import import IMPORT_KEY, TraceImport
 from answerlens.verdict import (
     ABSTAINING_ACTIONS,
     AnswerabilityAction,
@@ -102,7 +104,8 @@ class ProviderMetadata(BaseModel):
 class AnswerabilityAssessment(BaseModel):
     """Auditable set-level support decision over one exact packed context."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True,
+                              serialize_by_alias=True)
 
     schema_version: Literal[1] = 1
     verdict: AnswerabilityVerdict
@@ -133,12 +136,16 @@ class AnswerabilityAssessment(BaseModel):
     provenance_sha256: str | None = None
     """answerlens: sha256 of where the reply came from (``provenance``); None in PRME's assessments and in ours
     made before it existed, whose provenance no hash covers (then left out of dumps, so they re-dump as read)."""
+    trace_import: TraceImport | None = Field(default=None, alias=IMPORT_KEY)
+    """answerlens: the span an imported sample's evidence was read from (``import`` in JSON; outside every hash);
+    None (and left out of dumps) for any other sample."""
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        if data.get("provenance_sha256", "") is None:
-            del data["provenance_sha256"]
+        for name in ("provenance_sha256", IMPORT_KEY):
+            if name in data and data[name] is None:
+                del data[name]
         return data
 
     @property
@@ -162,7 +169,8 @@ class AnswerabilityAssessment(BaseModel):
 
     def prme_dict(self) -> dict[str, Any]:
         """Only PRME's fields, as PRME dumps them."""
-        ours = {"raw_output", "raw_output_sha256", "raw_output_text", "provider_metadata", "provenance_sha256"}
+        ours = {"raw_output", "raw_output_sha256", "raw_output_text", "provider_metadata", "provenance_sha256",
+                "trace_import"}
         data = self.model_dump(mode="json", exclude=ours)
         for item in data["requirements"]:
             item.pop("claimed_status")

@@ -149,15 +149,20 @@ class AnswerabilityConfig(BaseModel):
         if not url:
             return None
         refuse_userinfo(url)
+        if "://" not in url and re.match(r"[\w.-]+(:\d+)?(/|$)", url):  # localhost:11434, gpu-host:11434/v1
+            example = url if url.endswith("/v1") else f"{url}/v1"
+            raise ValueError(f"{shown_url(url)} has no http:// or https:// — write http://{example}")
         try:
             parts = urlsplit(url)
             port = parts.port
         except ValueError:
+            if re.fullmatch(r"[^:\[\]]+:\d+", url.split("://", 1)[-1].split("/", 1)[0]):  # host:99999
+                raise ValueError(f"{shown_url(url)} has an invalid port (1–65535)") from None
             raise ValueError(f"{shown_url(url)} is not a valid URL (check the host and port)") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"{shown_url(url)} is not an http(s) URL such as http://127.0.0.1:11434/v1")
         if port is not None and not 0 < port < 65536:
-            raise ValueError(f"{shown_url(url)} has an invalid port")
+            raise ValueError(f"{shown_url(url)} has an invalid port (1–65535)")
         return url
 
     @field_validator("api_key")

@@ -16,6 +16,13 @@ Expected outcomes (an insufficient verdict, a discarded citation) are data; thes
     │                                apply to it (a file that does not verify is a finding, never this)
     ├── RecordingError (ValueError)  a reply file is not a recording (e.g. a bundle), or is malformed
     ├── RunStoreError                the app's run history file cannot be read or written: names it and the remedy
+    │   └── RunStoreStorageError     ... because the machine refused the write (also a StorageError)
+    ├── StorageError (OSError)       the machine refused a write: disk or quota full, read-only, no permission;
+    │                                names the file, what was kept and how to resume (CLI exit 6)
+    ├── TraceError (ValueError)      a trace cannot be imported: not OTLP JSON, no retriever span, no documents,
+    │                                documents without (or with cut) content; or a span must be chosen
+    ├── PhoenixError (RuntimeError)  Phoenix did not answer, refused the API key, or refused a request
+    ├── LabelError (ValueError)      a review label, or a labels file (JSON lines), is invalid: names the line
     ├── AnswerabilityError (RuntimeError)
     │   │                            the provider failed or returned no valid assessment; never a verdict
     │   └── RecordingMismatchError   a recording answered other inputs (question, draft, context, prompt)
@@ -141,6 +148,10 @@ class RecordingMismatchError(AnswerabilityError):
         )
 
 
+class LabelError(AnswerlensError, ValueError):
+    """A review label, or a file of them (JSON lines, DESIGN §14), is invalid; the message names the line."""
+
+
 class RunStoreError(AnswerlensError):
     """The run store (the app's history file) cannot be read or written; ``path`` names the file, ``remedy`` says
     what to do; ``whole_file`` is False when only one run (unreadable, or too big to keep) is the problem. The app
@@ -152,6 +163,63 @@ class RunStoreError(AnswerlensError):
         self.whole_file = whole_file
         self.detail = message
         super().__init__(f"{message} — {remedy}")
+
+
+class StorageError(AnswerlensError, OSError):
+    """The machine refused a write: the disk or the quota is full, the file system is read-only, or writing there
+    is not permitted. ``path`` names the file, ``reason`` the refusal in words, ``kept`` what is safe (every write
+    goes to a temporary file first, so nothing already written is lost or truncated) and ``resume`` what to do;
+    ``errno`` is the system's code. An ``OSError`` too, so code that stops on a failed write stops on it."""
+
+    def __init__(self, path: str, reason: str, *, errno: int | None = None, kept: str, resume: str) -> None:
+        self.path = path
+        self.reason = reason
+        self.kept = kept
+        self.resume = resume
+        super().__init__(f"cannot write {path}: {reason}; {kept} — {resume}")
+        self.errno = errno
+
+    def carrying(self, *, kept: str, resume: str) -> StorageError:
+        """The same refusal, with what its caller knows was kept and how to resume."""
+        return StorageError(self.path, self.reason, errno=self.errno, kept=kept, resume=resume)
+
+
+class RunStoreStorageError(RunStoreError, StorageError):
+    """The run history could not be written because the machine refused (full, read-only, no permission): the
+    file itself is fine and its runs are still read, so the remedy frees space or grants the write, never deletes
+    it (``whole_file`` is False: only new runs are not kept)."""
+
+    def __init__(self, path: str, reason: str, *, errno: int | None, remedy: str) -> None:
+        self.path = path
+        self.remedy = remedy
+        self.whole_file = False
+        self.reason = reason
+        self.kept = "its stored runs are intact"
+        self.resume = remedy
+        self.detail = f"The run history {path} cannot be written: {reason}"
+        AnswerlensError.__init__(self, f"{self.detail} — {remedy}")
+        self.errno = errno
+
+
+class TraceError(AnswerlensError, ValueError):
+    """A trace (an OTLP JSON file, or spans read from Phoenix) cannot become a sample; the message says why and
+    what to do. ``choices`` lists the retriever spans to pick from when several fit and none was named."""
+
+    def __init__(self, message: str, *, choices: Sequence[Any] = ()) -> None:
+        self.choices = tuple(choices)
+        super().__init__(message)
+
+
+class PhoenixError(AnswerlensError, RuntimeError):
+    """A Phoenix server did not answer, refused the API key, or refused a request. ``kind`` is a short code
+    (``unreachable``, ``unauthorized``, ``not_found``, ``refused``, ``bad_reply``), ``remedy`` says what to do.
+    Messages never hold the API key (it is sent only as a header)."""
+
+    def __init__(self, message: str, *, kind: str, remedy: str | None = None) -> None:
+        self.kind = kind
+        self.remedy = remedy
+        self.detail = message
+        super().__init__(message if remedy is None else f"{message} — {remedy}")
 
 
 class ClaimVerificationError(AnswerlensError, RuntimeError):

@@ -183,6 +183,8 @@ def report_lines(assessment: AnswerabilityAssessment, opinion: SecondOpinion | N
         if meta.recording.mark:
             lines.insert(1, f"WARNING: {meta.recording.mark}")
         lines.append(f"recording: {meta.recording.note}")
+    if assessment.trace_import is not None:
+        lines.append(f"evidence from: {assessment.trace_import.describe()}")
     lines.append("")
     errors: dict[int | None, list[str]] = {}
     for error in assessment.citation_errors:

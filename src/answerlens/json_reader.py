@@ -1,4 +1,5 @@
-"""The one bounded JSON reader: any file type read in bounded chunks, strict UTF-8, JSON that Python can hold
+"""The one bounded reader of files: regular files only (never blocking on a FIFO or a device), inside the folder
+they are read in, up to a cap named in the message; then strict UTF-8, JSON that Python can hold
 exactly (no lone surrogates, no out-of-range numbers), an optional cap on the number of objects, and every
 failure an error that names the source and the line, column or JSON path."""
 
@@ -6,16 +7,20 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from answerlens.errors import BundleError, json_problem
 
 MB = 1024 * 1024
 DEFAULT_MAX_BYTES = 50 * MB
 """Largest file read (50 MB, counted as MiB)."""
+PACK_FEWER = "pack fewer records"
+"""What to do about a bundle over the limit (other readers say what fits them)."""
 
 
 ErrorFactory = Callable[[str, "str | None"], Exception]
@@ -26,35 +31,97 @@ def _bundle_error(message: str, label: str | None) -> Exception:
     return BundleError(message, source=label)
 
 
-def read_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, error: ErrorFactory = _bundle_error) -> str:
-    """A file's UTF-8 text, read in bounded chunks whatever the file is (regular file, FIFO, device).
+def read_bytes(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, error: ErrorFactory = _bundle_error,
+               inside: Path | None = None, pipes: bool = False, remedy: str = PACK_FEWER) -> bytes:
+    """The one way answerlens reads a file: its bytes, from a regular file only, up to ``max_bytes``.
 
-    A regular file over the limit is refused before reading; anything else stops one chunk past it.
+    A FIFO, a device or a socket is refused without ever blocking on it (opened non-blocking, then looked at):
+    a FIFO in a run folder would hang every reader, ``/dev/zero`` would never end. ``pipes`` lets a FIFO through
+    where a user names one to stream a bundle from (``<(jq … bundle.json)``); it is then read up to the limit.
+    With ``inside``, the file must resolve into that folder: a symlink out of it is refused. A regular file over
+    the limit is refused from its size, before a byte is read; one that grows while read stops one chunk past it.
+    The messages name the file, and the cap with ``remedy``.
     """
     label = str(path)
-    try:
-        if path.is_dir():
-            raise error("is a directory, not a JSON file", label)
-        size = path.stat().st_size
-        if path.is_file() and size > max_bytes:
-            raise error(_too_large(size, max_bytes), label)
+    if inside is not None:
+        _check_inside(path, inside, label, error)
+    with _open_regular(path, label, error=error, pipes=pipes) as handle:
+        found = os.fstat(handle.fileno())
+        if stat.S_ISREG(found.st_mode) and found.st_size > max_bytes:
+            raise error(_too_large(found.st_size, max_bytes, remedy), label)
         chunks, total = [], 0
-        with path.open("rb") as handle:
+        try:
             while chunk := handle.read(min(1 << 20, max_bytes + 1 - total)):
                 chunks.append(chunk)
                 total += len(chunk)
                 if total > max_bytes:
-                    raise error(f"is larger than the limit of {_mb(max_bytes)} — pack fewer records", label)
+                    raise error(f"is larger than the limit of {_mb(max_bytes)} — {remedy}", label)
+        except OSError as exc:
+            raise error(f"cannot read file ({exc.strerror or exc})", label) from None
+    return b"".join(chunks)
+
+
+def read_text(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, error: ErrorFactory = _bundle_error,
+              inside: Path | None = None, pipes: bool = False, remedy: str = PACK_FEWER) -> str:
+    """A file's UTF-8 text, read as ``read_bytes`` reads it."""
+    data = read_bytes(path, max_bytes=max_bytes, error=error, inside=inside, pipes=pipes, remedy=remedy)
+    return decode(data, str(path), error=error)
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def _open_regular(path: Path, label: str, *, error: ErrorFactory, pipes: bool) -> BinaryIO:
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        descriptor = os.open(path, flags)
     except FileNotFoundError:
         raise error("file not found", label) from None
-    except OSError as exc:
+    except OSError as exc:  # a socket cannot be opened (ENXIO): say what it is
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = stat.S_IFREG
+        if not stat.S_ISREG(mode):
+            raise error(_not_regular(mode), label) from None
         raise error(f"cannot read file ({exc.strerror or exc})", label) from None
-    return decode(b"".join(chunks), label, error=error)
+    mode = os.fstat(descriptor).st_mode
+    if stat.S_ISREG(mode):
+        return os.fdopen(descriptor, "rb")  # O_NONBLOCK means nothing to a regular file
+    os.close(descriptor)
+    if pipes and stat.S_ISFIFO(mode):
+        try:
+            return path.open("rb")  # blocking: the user named a pipe and writes into it
+        except OSError as exc:
+            raise error(f"cannot read file ({exc.strerror or exc})", label) from None
+    raise error(_not_regular(mode), label)
 
 
-def _too_large(size: int, max_bytes: int) -> str:
+def _not_regular(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a JSON file"
+    return (f"is {_kind(mode)}, not a regular file: answerlens reads only regular files here — move it away, or put "
+            "the file itself in its place")
+
+
+def _check_inside(path: Path, folder: Path, label: str, error: ErrorFactory) -> None:
+    try:
+        target, home = path.resolve(), folder.resolve()
+    except (OSError, RuntimeError):  # a symlink loop
+        raise error("is a symbolic link that does not resolve (a loop)", label) from None
+    if not target.is_relative_to(home):
+        raise error(f"is a symbolic link to a file outside {folder} ({target}); answerlens reads only files inside "
+                    "the folder — put the file itself in its place", label)
+
+
+def _too_large(size: int, max_bytes: int, remedy: str = PACK_FEWER) -> str:
     exact = f" ({size:,} bytes)" if size >= 1024 else ""
-    return f"file is {_mb(size)}{exact}; the limit is {_mb(max_bytes)} — pack fewer records"
+    return f"file is {_mb(size)}{exact}; the limit is {_mb(max_bytes)} — {remedy}"
 
 
 def _mb(size: int) -> str:
@@ -104,9 +171,9 @@ def parse_json(text: str, label: str | None, *, error: ErrorFactory = _bundle_er
 
 
 def read_json(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, error: ErrorFactory = _bundle_error,
-              max_objects: int | None = None) -> Any:
+              max_objects: int | None = None, inside: Path | None = None, pipes: bool = False) -> Any:
     """The one bounded JSON reader: ``read_text`` then ``parse_json``."""
-    text = read_text(path, max_bytes=max_bytes, error=error)
+    text = read_text(path, max_bytes=max_bytes, error=error, inside=inside, pipes=pipes)
     return parse_json(text, str(path), error=error, max_objects=max_objects)
 
 

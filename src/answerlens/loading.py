@@ -64,6 +64,18 @@ class SimpleRecord(BaseModel):
     type: NodeType = NodeType.NOTE
     condition_state: ConditionState | None = None
     section: str = Field(default=SIMPLE_SECTION, min_length=1)
+    metadata: dict[str, Any] | None = None
+    """Kept on the record for audit (e.g. an imported document's id, score and metadata); never rendered or hashed.
+    The keys the renderer reads are set through ``speaker`` and ``condition_state`` instead."""
+
+    @field_validator("metadata")
+    @classmethod
+    def _unread_keys_only(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        read = sorted({SPEAKER_METADATA_KEY, "condition_state"} & set(value or {}))
+        if read:
+            raise ValueError(f"metadata key {read[0]!r} is read by the renderer: set it with "
+                             f"{'speaker' if read[0] == SPEAKER_METADATA_KEY else 'condition_state'} instead")
+        return value
 
     @field_validator("speaker")
     @classmethod
@@ -108,7 +120,7 @@ def _simple_to_bundle(simple: SimpleBundle) -> MemoryBundle:
             counter += 1
             while (record_id := UUID(int=counter)) in given:
                 counter += 1
-        metadata: dict[str, Any] = {}
+        metadata: dict[str, Any] = dict(record.metadata or {})
         if record.speaker is not None:
             metadata[SPEAKER_METADATA_KEY] = record.speaker
         if record.condition_state is not None:
@@ -193,7 +205,8 @@ def record_limit(max_records: int | None = None) -> int:
 
 
 def _load_path(path: Path, limit: int) -> MemoryBundle:
-    return _from_data(read_json(path, max_objects=_object_cap(limit)), str(path), limit)
+    # A user may stream a bundle through a pipe they name (``<(jq … bundle.json)``).
+    return _from_data(read_json(path, max_objects=_object_cap(limit), pipes=True), str(path), limit)
 
 
 def _from_json_text(text: str, label: str, limit: int) -> MemoryBundle:

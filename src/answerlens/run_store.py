@@ -19,19 +19,21 @@ the file could recompute one.
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import closing, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from answerlens import storage
 from answerlens.assessment import AnswerabilityAssessment
-from answerlens.errors import RunStoreError
+from answerlens.errors import RunStoreError, RunStoreStorageError
 from answerlens.html.provenance import source_label
 from answerlens.report.embedded import AssessmentData
 from answerlens.second_opinion.models import SecondOpinion
@@ -54,6 +56,10 @@ LOCK_WAIT_SECONDS = 2.0
 _MOVE_ASIDE = ("move the file aside (or delete it) and reload the page: a new, empty history starts; until then the "
                "app works without history")
 _ONE_RUN = "Clear history (or move the file aside) to drop it; the other runs are unaffected"
+_REFUSED = {sqlite3.SQLITE_FULL: (errno.ENOSPC, storage.REFUSALS[errno.ENOSPC]),
+            sqlite3.SQLITE_READONLY: (errno.EROFS, "the file or its folder is read-only"),
+            sqlite3.SQLITE_PERM: (errno.EACCES, storage.REFUSALS[errno.EACCES])}
+"""SQLite's primary codes for a write the machine refused (the file itself is fine), as the system's."""
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS runs (
     number INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -162,9 +168,17 @@ class RunStore:
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
         except OSError as exc:
+            reason = storage.refusal(exc)
+            if reason is not None:
+                raise self._refused(reason, exc.errno or 0) from exc
             raise RunStoreError(f"The run history {self.path} cannot be opened ({exc.strerror or exc})",
                                 path=str(self.path), remedy=f"make its folder writable, or set {DATA_DIR_ENV} to "
                                 "a writable folder") from exc
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One transaction on the file, for the tables kept beside the runs (``answerlens.review.labels``): every
+        failure of the file is a ``RunStoreError``, as for the runs."""
+        return self._db()
 
     def _check_columns(self, db: sqlite3.Connection) -> None:
         found = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
@@ -176,12 +190,23 @@ class RunStore:
 
     def _error(self, exc: sqlite3.Error) -> RunStoreError:
         text = str(exc)
+        refused = _REFUSED.get(getattr(exc, "sqlite_errorcode", 0) & 0xFF)  # the primary code of an extended one
+        if refused is not None:
+            return self._refused(refused[1], refused[0])
         if "locked" in text or "busy" in text:
             return RunStoreError(f"The run history {self.path} is locked by another process ({text})",
                                  path=str(self.path), remedy="close the other program using it (another answerlens "
                                  "app, or an sqlite3 shell), then reload the page")
         return RunStoreError(f"The run history {self.path} is not a readable SQLite database ({text})",
                              path=str(self.path), remedy=_MOVE_ASIDE)
+
+    def _refused(self, reason: str, code: int) -> RunStoreStorageError:
+        """The machine refused a write: the file is fine and still read, so free the disk, never delete it."""
+        fix = storage.remedy(code) if storage.full(code) else \
+            f"make {self.path.parent} writable (or set {DATA_DIR_ENV} to a writable folder)"
+        return RunStoreStorageError(str(self.path), reason, errno=code, remedy=(
+            f"{fix}; the stored runs are intact and still shown, and until then a new result is shown and "
+            "downloadable but not stored"))
 
     def add(self, *, assessment: AnswerabilityAssessment, question: str, context: str, source: str, label: str,
             answer: str | None = None, source_name: str | None = None, note: str | None = None,

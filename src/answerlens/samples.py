@@ -12,6 +12,7 @@ from answerlens.json_reader import read_json
 from answerlens.loading import load_bundle
 from answerlens.recording import HAND_WRITTEN, Recording, RecordingBinding
 from answerlens.records import MemoryBundle
+from answerlens.trace_import import IMPORT_KEY, TraceImport
 
 
 class ExpectedSecondOpinion(BaseModel):
@@ -36,7 +37,8 @@ class Expected(BaseModel):
 
 
 class Sample(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True,
+                              serialize_by_alias=True)
 
     title: str
     description: str
@@ -50,6 +52,8 @@ class Sample(BaseModel):
     )
     recorded_model: str = "recorded"
     expected: Expected = Expected()
+    trace_import: TraceImport | None = Field(default=None, alias=IMPORT_KEY)
+    """Where the bundle's records were read from (``answerlens import-trace``); its assessments carry it."""
 
     def recording(self, source: str | None = None, source_sha256: str | None = None, *,
                   context: str | None = None) -> Recording | None:

@@ -61,3 +61,19 @@ def token_count(text: str) -> tuple[int, str | None]:
     if _encoding() is None:
         return estimate_tokens(text), None
     return count_tokens(text), TOKENIZER
+
+
+def first_tokens(text: str, count: int) -> str:
+    """The start of ``text`` holding its first ``count`` tokens as PRME counts them (cut at a character boundary,
+    so a character split across tokens is left out whole); by the character estimate when counts are not exact."""
+    encoding = _encoding()
+    if encoding is None:
+        return text[: math.floor(count * CHARS_PER_TOKEN)]
+    tokens = encoding.encode(text, disallowed_special=())
+    if len(tokens) <= count:
+        return text
+    # The bytes of the first tokens, less a character they hold only part of (the text itself is valid UTF-8).
+    prefix = b"".join(encoding.decode_tokens_bytes(tokens[:count])).decode("utf-8", errors="ignore")
+    while prefix and count_tokens(prefix) > count:  # a prefix may tokenise differently at its end
+        prefix = prefix[:-1]
+    return prefix

@@ -13,8 +13,10 @@ from streamlit.testing.v1 import AppTest
 
 from answerlens import run_store as runs
 from answerlens.ui.common.history_view import ONE_RUN_TITLE, TITLE
-from tests.app.conftest import assert_clean, assess, choose_sample, html, notices, start, use_recorded, verdicts
+from tests.app.conftest import APP, assert_clean, assess, choose_sample, html, notices, start, use_recorded, verdicts
 from tests.run_store.broken_stores import BROKEN, bad_json_row, filled, locked
+from tests.small_disk import can_mount, small_disk
+from tests.ui.conftest import recorded
 
 KINDS = [*BROKEN, "locked"]
 
@@ -111,3 +113,61 @@ def test_compare_and_packing_name_an_unreadable_run(page: Callable[[AppTest], No
         assert_clean(at)
         (notice,) = store_notices(at, path)
         assert "Run #2" in notice
+
+
+@contextmanager
+def full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The app's data folder on a small disk that is full, its history holding three good runs."""
+    if not can_mount():
+        pytest.skip("a full disk needs root to mount a small tmpfs (CI runs as root)")
+    with small_disk(tmp_path, size="2m") as disk:
+        disk.path.mkdir()
+        monkeypatch.setenv("ANSWERLENS_DATA_DIR", str(disk.path))
+        path = runs.default_path()
+        filled(path)
+        disk.fill(margin=0)
+        yield path
+
+
+def _any_store(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    return full(tmp_path, monkeypatch) if kind == "full" else broken(kind, monkeypatch)
+
+
+@pytest.mark.parametrize("kind", [*KINDS, "full"])
+def test_a_sweep_link_shows_its_grid_and_one_notice(kind: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``?sweep=`` keeps each cell's run in the history (for its Inspect link): a history that cannot keep them
+    costs the links and one notice, never the grid."""
+    with _any_store(kind, tmp_path, monkeypatch) as path:
+        at = AppTest.from_file(APP, default_timeout=30)
+        at.query_params["sweep"] = "sweep_budget_cut"
+        at.switch_page("pages/packing.py").run()
+        assert_clean(at)
+        page = html(at)
+        assert 'data-sweep="sweep_budget_cut"' in page and 'data-action="answer"' in page
+        assert len(store_notices(at, path)) == 1, notices(at.main, "warning")
+
+
+@pytest.mark.parametrize("kind", ["full", "locked", "random_bytes"])
+def test_a_run_link_with_a_history_that_cannot_be_used_says_so_once(kind: str, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    with _any_store(kind, tmp_path, monkeypatch) as path:
+        at = AppTest.from_file(APP, default_timeout=30)
+        at.query_params["run"] = recorded("speech_act_eslint").evaluation_id
+        at.run()
+        assert_clean(at)
+        found = store_notices(at, path)
+        if kind == "full":  # the history is read: the run opens
+            assert verdicts(at) == ["insufficient"] and found == []
+        else:
+            assert len(found) == 1
+        fresh = start()  # a new session, no link: a new result is shown, kept or not
+        choose_sample(fresh, "answerable_billing_database")
+        use_recorded(fresh)
+        assess(fresh)
+        assert verdicts(fresh) == ["answerable"]
+        if kind == "full":
+            (notice,) = store_notices(fresh, path)
+            assert "cannot be written: the disk is full" in notice and "free space on that disk" in notice
+            assert "stored runs are intact" in notice
+            assert "delete" not in notice.lower() and "move the file aside" not in notice

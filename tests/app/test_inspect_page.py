@@ -325,3 +325,21 @@ def test_sidebar_says_whether_assessments_are_traced_and_where_to(monkeypatch, e
     captions = [caption.value for caption in at.sidebar.caption]
     assert any(caption.startswith(says) for caption in captions), captions
     assert not any("pw-PLANTED" in caption for caption in captions)
+
+
+@pytest.mark.parametrize("url, said", [
+    pytest.param("localhost:11434", "Base URL: 'localhost:11434' has no http:// or https:// — write "
+                 "http://localhost:11434/v1", id="no_scheme"),
+    pytest.param("http://gpu-host:99999/v1", "Base URL: 'http://gpu-host:99999/v1' has an invalid port (1–65535)",
+                 id="bad_port"),
+])
+def test_an_invalid_base_url_says_what_is_wrong_and_the_model_field_stays(url: str, said: str) -> None:
+    at = start()
+    at.radio(key="inspect.provider").set_value("Ollama").run()
+    at.text_input(key="inspect.model.ollama").set_value("llama3:8b").run()
+    at.text_input(key="inspect.base_url.ollama").set_value(url).run()
+    assert_clean(at)
+    (message,) = notices(at.sidebar, "error")
+    assert "Invalid endpoint settings" in message and said in message, message
+    assert "Value error" not in message and "settings.base_url" not in message
+    assert at.text_input(key="inspect.model.ollama").value == "llama3:8b", "the Model field stays, as typed"

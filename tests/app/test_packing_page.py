@@ -24,7 +24,7 @@ def test_reader_without_citations_shows_the_exact_error_and_the_fix() -> None:
     assert len(notices(at.main, "ok")) == 3
     assert [c.value for c in at.code][1].startswith("Lines starting with")
     counts = re.findall(r'data-counts="(\w+)"[^>]*>([^<]+)<', html(at))
-    assert [key for key, _ in counts] == [f.key for f in FORMATS]
+    assert [key for key, _ in counts] == [f.value for f in FORMATS]
     # Counted as PRME's packer counts (cl100k_base), not estimated.
     assert all("tokens (cl100k_base, as PRME counts)" in text and "estimate" not in text for _, text in counts)
 
@@ -72,17 +72,43 @@ def test_a_file_that_is_no_reply_says_so() -> None:
 def test_the_page_shows_where_the_budget_cuts() -> None:
     at = start(PAGE)
     choose_sample(at, "large_platform_history", prefix="packing")
-    assert at.number_input(key="packing.budget").value == 4096  # no budget of its own: PRME's default
+    assert at.text_input(key="packing.budget").value == "packed"  # the bundle as it is, as a sweep's default
+    at.text_input(key="packing.budget").set_value("4096").run()
     cuts = {key: (int(kept), int(total)) for key, kept, total in
             re.findall(r'data-budget-cut="(\w+)" data-kept="(\d+)" data-records="(\d+)"', html(at))}
-    assert list(cuts) == [f.key for f in FORMATS]
+    assert list(cuts) == [f.value for f in FORMATS]
     assert all(0 < kept < total == 200 for kept, total in cuts.values())  # 200 records do not fit 4096 tokens
     assert cuts["reader_plain"][0] > cuts["compact"][0] > cuts["auditable"][0]
-    assert "a budget of 4,096 tokens ends after record" in html(at)
-    at.number_input(key="packing.budget").set_value(100_000).run()
+    assert "of 4,096 tokens); cut: m" in html(at)
+    at.text_input(key="packing.budget").set_value("100000").run()
     assert_clean(at)
     kept = re.findall(r'data-budget-cut="\w+" data-kept="(\d+)" data-records="200"', html(at))
     assert kept == ["200"] * 4
+
+
+def test_budget_240_cuts_m6_and_the_table_and_box_follow_it() -> None:
+    at = start(PAGE)
+    choose_sample(at, "sweep_budget_cut", prefix="packing")
+    assert dict(re.findall(r'data-format-verdict="(\w+)">(\w+)', html(at)))["reader_cited"] == "answerable"
+    at.text_input(key="packing.budget").set_value("240").run()
+    assert_clean(at)
+    page = html(at)
+    assert re.search(r'data-budget-cut="reader_cited" data-kept="5" data-records="6">keeps 5 of 6 records '
+                     r"\(\d+ of 240 tokens\); cut: m6<", page)
+    assert re.search(r'data-ref="m6" data-cut="true"[^>]*>discarded: unknown_reference \(m6 was cut by this '
+                     r"setting\)<", page)
+    assert 'data-format-verdict="reader_cited">partial<div class="al-muted" data-format-action="answer_partially">' \
+        in page
+    assert "5 citable references" in page and "6 citable references" not in " ".join(notices(at.main, "ok")[:1])
+
+
+def test_a_bad_budget_says_so_and_shows_the_bundle_as_packed() -> None:
+    at = start(PAGE)
+    choose_sample(at, "sweep_budget_cut", prefix="packing")
+    at.text_input(key="packing.budget").set_value("lots").run()
+    assert_clean(at)
+    assert any("expected 'packed'" in error for error in notices(at.main, "error"))
+    assert 'data-kept="6" data-records="6"' in html(at)
 
 
 def test_a_records_detail_shows_every_field_prme_wrote() -> None:

@@ -22,13 +22,20 @@ def server() -> Iterator[ContextServer]:
         yield running
 
 
-def run_sweep(at: AppTest, base_url: str, budgets: str, *, second_opinion: bool = False) -> str:
+def run_sweep(at: AppTest, base_url: str, budgets: str, *, second_opinion: bool = False, depths: str = "",
+              chunks: str = "", formats: list[str] | None = None) -> str:
     choose_sample(at, "sweep_budget_cut", prefix="packing")
     at.radio(key="packing.provider").set_value("OpenAI-compatible server").run()
     at.text_input(key="packing.base_url.openai").set_value(base_url).run()
     at.selectbox(key="packing.model.openai").set_value("context-oracle").run()
     at.text_input(key="packing.sweep_budgets").set_value(budgets).run()
     at.number_input(key="packing.sweep_repeats").set_value(2).run()
+    if depths:
+        at.text_input(key="packing.sweep_top_k").set_value(depths).run()
+    if chunks:
+        at.text_input(key="packing.sweep_record_tokens").set_value(chunks).run()
+    if formats:
+        at.multiselect(key="packing.sweep_formats").set_value(formats).run()
     if second_opinion:
         at.toggle(key="packing.sweep_second_opinion").set_value(True).run()
     at.button(key="packing.sweep_run").click().run()
@@ -132,3 +139,24 @@ def test_a_sweep_with_a_second_opinion_counts_flags_per_cell_and_is_a_sweep_of_i
     page = html(at)
     assert "<th>second-opinion flags</th>" in page
     assert "data-cell-requirements" in page and "<td>1</td>" in page
+
+
+def test_depths_and_chunk_sizes_run_and_the_grid_shows_the_two_axes_picked(server: ContextServer) -> None:
+    at = start(PAGE)
+    run_sweep(at, server.base_url, "packed, 90%", depths="6, 5", chunks="60, 8", formats=["compact"])
+    page = html(at)
+    assert 'data-grid-rows="format" data-grid-columns="budget"' in page
+    assert at.selectbox(key="packing.sweep_fix_top_k").value == 6  # the other axes filtered, first value shown
+    cells = re.findall(r'data-cell="(\d+)" data-format="compact" data-budget="([^"]+)" data-action="(\w+)"', page)
+    assert [(budget, action) for _, budget, action in cells] == [("packed", "answer"), ("90%", "answer_partially")]
+    at.selectbox(key="packing.sweep_fix_top_k").set_value(5).run()
+    assert_clean(at)
+    cells = re.findall(r'data-format="compact" data-budget="([^"]+)" data-action="(\w+)"', html(at))
+    assert [action for _, action in cells] == ["answer_partially", "answer_partially"]  # top 5 cuts m6
+    at.selectbox(key="packing.sweep_rows").set_value("top_k").run()
+    at.selectbox(key="packing.sweep_cols").set_value("record_tokens").run()
+    assert_clean(at)
+    page = html(at)
+    assert 'data-grid-rows="top_k" data-grid-columns="record_tokens"' in page
+    assert "depth (top k) \\ chunk size" in page and "top 6 records" in page and "60 tokens a record" in page
+    assert "the cut removed m6" in page

@@ -331,7 +331,8 @@ def test_the_example_result_opens_first() -> None:
     assert re.findall(r'data-error-group="(\w+)" data-error-count="(\d+)"', page) == [("read_timeout", "2")]
     # The second opinion: flags computed from the run's own dataset, as numbers and a chart.
     assert 'data-second-opinion="64"' in page and "claim verifier was not run" in page
-    assert (numbers["Unsafe answers caught"], numbers["Correct answers flagged"]) == ("3 / 4", "1 / 33")
+    # 0 correct answers flagged: the one flagged before was the planned drill the record reports done (issue 32).
+    assert (numbers["Unsafe answers caught"], numbers["Correct answers flagged"]) == ("3 / 4", "0 / 33")
     assert len(at.get("plotly_chart")) == 5  # actions, citation errors, grid, agreement, second opinion
     questions, samples = (frame.value for frame in at.dataframe)
     assert (len(questions), len(samples)) == (33, 66)

@@ -130,14 +130,14 @@ def runs(page: Any) -> int:
     return int(value)
 
 
-def wait_ready(page: Any, name: str | None = None, *, after: int = 0) -> None:
+def wait_ready(page: Any, name: str | None = None, *, after: int = 0, timeout: int = TIMEOUT) -> None:
     """Wait until a run later than ``after`` has drawn the page's readiness mark (of page ``name`` when given) and
     no run is in progress."""
     selector = f'[data-al-ready="{name}"]' if name else "[data-al-ready]"
     page.wait_for_function(
         """([selector, after, ready]) => [...document.querySelectorAll(selector)]
              .some(e => Number(e.dataset.alRun) > after) && document.querySelector(ready) !== null""",
-        arg=[selector, after, READY], polling=50, timeout=TIMEOUT)
+        arg=[selector, after, READY], polling=50, timeout=timeout)
 
 
 def settle(page: Any) -> None:

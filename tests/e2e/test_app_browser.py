@@ -173,7 +173,7 @@ def test_walk_the_packing_page(page: Any, app_url: str, screenshots: Path | None
     assert page.locator("[data-counts]").count() == 4
     choose(page, "Sample bundle", load_sample(SAMPLES / "answerable_billing_database.json").title)
     verdicts = page.eval_on_selector_all("[data-format-verdict]",
-                                         "cells => cells.map(c => [c.dataset.formatVerdict, c.innerText])")
+                                         "cells => cells.map(c => [c.dataset.formatVerdict, c.firstChild.textContent])")
     assert dict(verdicts) == {"reader_cited": "answerable", "reader_plain": "cannot be assessed",
                               "auditable": "insufficient", "compact": "answerable"}
     cell = '[data-format="auditable"][data-ref="m1"]'

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.e2e
 @pytest.mark.parametrize(
     "path, title",
     [pytest.param("trials", "Trials", id="trials"), pytest.param("compare", "Compare", id="compare"),
-     pytest.param("packing", "Packing", id="packing")],
+     pytest.param("packing", "Packing", id="packing"), pytest.param("review", "Review", id="review")],
 )
 def test_deep_link_on_a_fresh_server_keeps_the_app_navigation(browser: Any, tmp_path: Path, path: str,
                                                                title: str) -> None:
@@ -28,7 +28,7 @@ def test_deep_link_on_a_fresh_server_keeps_the_app_navigation(browser: Any, tmp_
                 assert page.url == f"{url}/{path}"
                 nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
                 assert [line for line in nav.splitlines() if line.strip() and "_" not in line] == [
-                    "Inspect", "Packing", "Compare", "Trials"]
+                    "Inspect", "Packing", "Compare", "Trials", "Review"]
                 assert page.locator('[data-testid="stException"]').count() == 0
                 assert "Page not found" not in page.locator("body").inner_text()
                 page.reload()

@@ -30,7 +30,8 @@ def _inotify_watches(pid: int) -> int:
 
 
 def test_the_server_sets_no_recursive_watch_over_the_checkout(page: Any, app_url: str) -> None:
-    """After a first run (every module imported), the server holds no inotify watch: sources are polled file by
-    file (``server.fileWatcherType = "poll"``), so nothing under .venv, runs/ or .git is watched."""
+    """After a first run (every module imported), the server holds no inotify watch: it watches no file at all
+    (``server.fileWatcherType = "none"``), so nothing under .venv, runs/ or .git is watched, and nothing holds up
+    its exit (test_shutdown_browser)."""
     page.get_by_role("button", name="Assess").wait_for()
     assert _inotify_watches(_server_pid(app_url)) == 0

@@ -86,7 +86,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         nodes = {name: stack.enter_context(oracle_server(node_replies(name), models=("oracle",)))
                  for name in ("w1", "w2")}
         ports = {name: str(server.server_address[1]) for name, server in nodes.items()} | {"w3": str(closed_port())}
-        cluster = stack.enter_context(loopback_cluster(folder / "cluster",
+        cluster = stack.enter_context(loopback_cluster(folder / "dask-processes",
                                                        {name: {"MODEL_PORT": ports[name]} for name in NODES}))
         yield Lab(folder, cluster, shared, nodes, write_dataset(folder / "cases.json", question_cases()))
 

@@ -72,11 +72,38 @@ def test_strict_says_what_it_changed() -> None:
     assert opinion_html.strict_html(opinion("second_opinion_plan_as_fact")[1], "answerable") is None
 
 
-@pytest.mark.parametrize("second, flagged", [pytest.param(True, 1, id="with"), pytest.param(False, 0, id="without")])
-def test_legend_explains_every_mark(second: bool, flagged: int) -> None:
-    html = opinion_html.legend_html(second_opinion=second)
-    assert "data-legend" in html and "al-discarded" in html and "accepted citation" in html
-    assert len(re.findall(r'class="al-cite al-flagged"', html)) == flagged
+def legend_of(name: str) -> str:
+    from answerlens.html.highlight import highlight, uncounted
+    from tests.ui.conftest import sample
+
+    assessment, found = opinion(name)
+    context = sample(name).load().exact_context
+    flagged = {index: opinion_html.flags_by_ref_codes(item) for index, item in enumerate(found.requirements)}
+    marks = highlight(context, [r.citations for r in assessment.requirements], flagged=flagged,
+                      uncounted=uncounted(assessment.requirements))
+    return opinion_html.legend_html(marks, context)
+
+
+def test_the_legend_uses_the_runs_own_labels_and_only_the_states_that_occur() -> None:
+    html = legend_of("compact_citation_errors")
+    samples = dict(re.findall(r'<mark class="al-cite([^"]*)"[^>]*>(m\d+)</mark>', html))
+    assert samples == {"": "m1", " al-uncounted": "m3"}  # m3 is the one that did not count here
+    assert "requirement 3 ended unsupported" in html
+    assert "flagged" not in html and "discarded" not in html and "U+" not in html  # none occur in this context
+
+
+def test_a_flagged_citation_is_shown_with_its_own_label_and_flag() -> None:
+    html = legend_of("second_opinion_plan_as_fact")
+    flagged = re.search(r'<mark class="al-cite al-flagged"[^>]*>(m\d+)</mark> <span class="al-muted">([^<]*)<', html)
+    assert flagged is not None and flagged.group(1) == "m1" and "speech_act_mismatch" in flagged.group(2)
+
+
+def test_nothing_marked_is_no_legend_and_a_hidden_character_shows_its_own_code() -> None:
+    from answerlens.html.highlight import highlight
+
+    assert opinion_html.legend_html(highlight("- plain line", []), "- plain line") == ""
+    hidden = "- a \u2066hidden\u2069 line"
+    assert "U+2066" in opinion_html.legend_html(highlight(hidden, []), hidden)
 
 
 def test_hostile_text_stays_inert_in_the_detail() -> None:

@@ -143,15 +143,19 @@ async def test_preflight_ollama_without_version_endpoint(scripted_server: Script
 
 
 @pytest.mark.parametrize(
-    ("routes", "server", "window"),
+    ("routes", "server", "window", "slots"),
     [
         pytest.param({"/props": {"default_generation_settings": {"n_ctx": 16384}, "total_slots": 1}},
-                     "llama.cpp (OpenAI-compatible)", 16384, id="llama_cpp_props"),
-        pytest.param({}, "OpenAI-compatible", 32768, id="models_meta_n_ctx_train"),
+                     "llama.cpp (OpenAI-compatible)", 16384, 1, id="llama_cpp_props_one_slot"),
+        pytest.param({"/props": {"default_generation_settings": {"n_ctx": 16384}, "total_slots": 4}},
+                     "llama.cpp (OpenAI-compatible)", 16384, 4, id="llama_cpp_props_four_slots"),
+        pytest.param({"/props": {"default_generation_settings": {"n_ctx": 16384}, "total_slots": "x"}},
+                     "llama.cpp (OpenAI-compatible)", 16384, None, id="llama_cpp_props_bad_slots"),
+        pytest.param({}, "OpenAI-compatible", 32768, None, id="models_meta_n_ctx_train"),
     ],
 )
 async def test_preflight_openai_compatible(scripted_server: ScriptedServer, routes: dict[str, Any], server: str,
-                                           window: int) -> None:
+                                           window: int, slots: int | None) -> None:
     scripted_server.always("/v1/models", json_reply(
         {"object": "list", "data": [{"id": MODEL, "object": "model", "meta": {"n_ctx_train": 32768}}]}))
     for path, body in routes.items():
@@ -160,7 +164,7 @@ async def test_preflight_openai_compatible(scripted_server: ScriptedServer, rout
     result = await preflight(config(scripted_server, "openai"), context_chars=420)
 
     assert result == Preflight(reachable=True, server=server, models=(MODEL,), model_found=True,
-                               context_window=window, context_tokens_estimate=100, fits=True)
+                               context_window=window, context_tokens_estimate=100, fits=True, slots=slots)
     assert all(request.header("Authorization") == f"Bearer {SECRET}" for request in scripted_server.requests)
 
 

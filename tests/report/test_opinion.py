@@ -45,7 +45,7 @@ def test_each_flag_is_shown_with_its_refs_and_reason_and_marked_in_the_context(n
                 assert (f'<mark class="al-cite al-flagged" data-citation="accepted" data-requirement="{index}" '
                         f'data-ref="{ref}" data-flagged="true"') in html
     assert 'data-badge="flags"' in html
-    assert "citation flagged by the second opinion" in html, "the legend names the mark"
+    assert "but flagged by the second opinion (" in html, "the legend names the mark"
 
 
 @pytest.mark.parametrize("name", [pytest.param(name, id=name) for name in OPINION_SAMPLES])

@@ -281,4 +281,32 @@ def test_reasons_are_one_line_and_never_quote_record_text() -> None:
 
 
 def test_the_rules_version_is_named() -> None:
-    assert FLAG_RULES_VERSION == "answerlens-flags-1"
+    assert FLAG_RULES_VERSION == "answerlens-flags-2"
+
+
+@pytest.mark.parametrize(("text", "flagged"), [
+    pytest.param("Planned failover drill of session-store completed on 2024-06-03 at 07:30 UTC with 41 s of write "
+                 "errors.", False, id="shipped_compact_citation_errors_m4_dated_completion"),
+    pytest.param("We plan to move the notifications service from RabbitMQ to NATS JetStream next quarter.", True,
+                 id="shipped_plan_as_fact_m1_future"),
+    pytest.param("The planned cut-over to NATS was finished on 12 March 2024.", False, id="was_finished"),
+    pytest.param("The scheduled NATS migration has been carried out.", False, id="has_been_carried_out"),
+    pytest.param("The NATS migration is planned to be completed by 2024-09-01.", True, id="to_be_completed"),
+    pytest.param("The scheduled NATS cut-over will be done next week.", True, id="will_be_done"),
+    pytest.param("The planned NATS cut-over was not completed.", True, id="not_completed"),
+    pytest.param("We are evaluating NATS; nothing has shipped yet.", True, id="evaluating_nothing_shipped_yet"),
+])
+def test_a_plan_reported_done_is_no_longer_a_plan(text: str, flagged: bool) -> None:
+    reason = speech_act_mismatch("Notifications broker is NATS", PRESENT, evidence(text), None)
+    assert (reason is not None) == flagged, reason
+
+
+def test_the_shipped_compact_citation_errors_sample_flags_no_plan_on_m4() -> None:
+    from answerlens.second_opinion.opinion import flagged_requirements
+    from tests.ui.conftest import recorded, sample
+
+    item = sample("compact_citation_errors")
+    opinions = flagged_requirements(recorded("compact_citation_errors"), item.load(), item.question)
+    flagged = {ref for opinion in opinions for flag in opinion.flags if flag.code == FlagCode.SPEECH_ACT_MISMATCH
+               for ref in flag.refs}
+    assert "m4" not in flagged

@@ -120,3 +120,41 @@ async def test_too_many_cited_passages_is_a_refusal_note() -> None:
     note = opinion.verifier_note
     assert (note.state, note.message) == (VerifierState.FAILED, "the claim verifier refused requirement 1")
     assert note.detail == "evidence count exceeds configured maximum 2"
+
+
+async def test_a_passage_the_models_token_limit_cut_is_recorded_and_drawn_as_unread(tiny_model: Path) -> None:
+    from answerlens.second_opinion.verification import verify_second_opinion
+
+    from answerlens.html import opinion as opinion_html
+    from answerlens.html.highlight import highlight
+    from answerlens.html.markup import context_html
+
+    long = "yes yes yes yes yes yes yes yes yes yes redis cache"
+    bundle, assessment = assess([{"text": long}, {"text": "yes"}],
+                                [{"requirement": "yes", "evidence_refs": ["m1", "m2"]}], "yes?")
+    verifier = ClaimVerifier(scorer=OnnxNliScorer(tiny_model, max_length=8))  # [CLS] premise [SEP] yes [SEP]
+    opinion = await second_opinion_for(assessment, bundle, "yes?", verifier=verifier)
+    (item,) = opinion.requirements
+    (unread,) = item.verifier_unread  # m2 ("yes") fits whole; m1 does not
+    assert (unread.ref, unread.chars) == ("m1", len(long)) and 0 < unread.read_chars < len(long)
+    assert long[: unread.read_chars].strip() == "yes yes yes yes"  # 8 tokens: 3 special, 1 claim, 4 of the passage
+    assert not verify_second_opinion(opinion, assessment, bundle=bundle)
+    detail = opinion_html.detail_html(0, item, opinion.verifier_note)
+    assert f"read the first {unread.read_chars} of {len(long)} characters of m1" in detail
+    context = bundle.exact_context
+    spans = opinion_html.unread_of(opinion, context)
+    (start, end), = spans
+    assert context[start:end] == long[unread.read_chars:] and context[end] == '"'
+    marks = highlight(context, [r.citations for r in assessment.requirements], unread=spans)
+    html = context_html(context, marks)
+    assert html.count('data-unread="true"') == 1 and "redis cache</span>" in html
+    legend = opinion_html.legend_html(marks, context)
+    assert "never read this part of a cited passage" in legend and ">m1</mark>" in legend
+
+
+async def test_a_whole_passage_leaves_nothing_unread_and_the_stored_opinion_as_before(tiny_model: Path) -> None:
+    bundle, assessment = assess([{"text": YES}], [{"requirement": "yes", "evidence_refs": ["m1"]}], "yes?")
+    opinion = await second_opinion_for(assessment, bundle, "yes?", verifier=ClaimVerifier(scorer=OnnxNliScorer(
+        tiny_model)))
+    assert opinion.requirements[0].verifier_unread == ()
+    assert "verifier_unread" not in opinion.model_dump_json()  # opinions without a cut hash as they did

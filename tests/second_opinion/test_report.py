@@ -13,7 +13,7 @@ async def test_strict_report_leads_with_the_strict_verdict() -> None:
     lines = report_lines(assessment, opinion)
     assert lines[0] == ("verdict: insufficient    action: abstain    (strict evidence policy; model-derived: "
                         "answerable, answer)")
-    start = lines.index("second opinion (flag rules answerlens-flags-1, policy strict):")
+    start = lines.index("second opinion (flag rules answerlens-flags-2, policy strict):")
     assert lines[start + 1:start + 6] == [
         "  verifier: not requested",
         '[1] flags: "AWS region hosting the orders database"',

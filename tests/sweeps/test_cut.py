@@ -5,7 +5,7 @@ import pytest
 from answerlens.loading import load_bundle
 from answerlens.records import Candidate, MemoryBundle
 from answerlens.render import reference_labels, render_bundle
-from answerlens.sweeps.cut import Renderings, cell_context, packed_tokens
+from answerlens.sweeps.cut import CUT_MARK, Renderings, cell_context, packed_tokens
 from answerlens.sweeps.settings import Setting, SweepFormat
 from answerlens.tokens import token_count
 from tests.sweeps.helpers import NEEDLE, bundle, bundle_data
@@ -113,3 +113,61 @@ def test_every_prefix_rendered_from_cached_lines_is_the_rendering_from_scratch(p
         assert cached.render() == scratch.render(), count
         assert cached.context_references == scratch.context_references
         assert (cached.tokens_used, cached.tokenizer) == (scratch.tokens_used, scratch.tokenizer)
+
+
+# --- retrieval depth and chunk size ---------------------------------------------------------------------------
+
+
+def test_a_depth_keeps_the_first_k_records_in_packed_order_under_their_own_labels() -> None:
+    packed = bundle("auditable")  # no references of its own: labels come from every record's id
+    full = cell_context(packed, setting(SweepFormat.COMPACT, "packed"))
+    deep = cell_context(packed, Setting(format=SweepFormat.COMPACT, budget="packed", top_k=3))
+    assert deep.kept == full.kept[:3] and [str(item) for item in deep.cut] == [NEEDLE]
+    assert dict(deep.bundle.context_references) == {ref: record for ref, record in
+                                                    full.bundle.context_references.items() if str(record) != NEEDLE}
+    assert "Leo Alvarez" not in deep.bundle.render() and deep.assessable
+
+
+def test_a_depth_that_keeps_every_record_in_the_packed_format_is_the_bundle_as_packed() -> None:
+    packed = bundle()
+    assert cell_context(packed, Setting(format=SweepFormat.READER_CITED, budget="packed", top_k=9)).bundle is packed
+
+
+def test_a_depth_composes_with_a_budget() -> None:
+    packed = bundle()
+    two = cell_context(packed, Setting(format=SweepFormat.READER_CITED, budget="packed", top_k=2))
+    tight = cell_context(packed, Setting(format=SweepFormat.READER_CITED, budget=str(two.tokens_used - 1), top_k=2))
+    assert len(two.kept) == 2 and len(tight.kept) == 1 and tight.cut == two.cut[:0] + tuple(two.kept[1:]) + two.cut
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_chunk_size_cuts_each_records_text_to_its_first_tokens_and_marks_it(fmt: SweepFormat) -> None:
+    packed = bundle()
+    context = cell_context(packed, Setting(format=fmt, budget="packed", record_tokens=5))
+    assert len(context.kept) == 4 and context.cut == ()
+    texts = {candidate.node.id: candidate.rendered_text for _, candidate in context.bundle.candidates()}
+    originals = {candidate.node.id: candidate.rendered_text for _, candidate in packed.candidates()}
+    assert set(context.shortened) == set(texts)  # every record here is longer than 5 tokens
+    for record, text in texts.items():
+        assert text is not None and text.endswith(CUT_MARK.format(count=5))
+        start = text.removesuffix(CUT_MARK.format(count=5))
+        assert originals[record].startswith(start) and token_count(start)[0] <= 5
+        assert token_count(originals[record][: len(start) + 1])[0] > 5 or start == originals[record]
+    rendered = context.bundle.render()
+    assert "schema migrations" not in rendered and rendered.count("cut to its first 5 tokens") == 4
+
+
+def test_a_chunk_size_longer_than_every_record_changes_nothing() -> None:
+    packed = bundle()
+    context = cell_context(packed, Setting(format=SweepFormat.READER_CITED, budget="packed", record_tokens=500))
+    assert context.bundle is packed and context.shortened == ()
+
+
+def test_records_that_cannot_be_rendered_in_a_format_make_a_cell_that_says_why() -> None:
+    packed = bundle()
+    section, candidates = next(iter(packed.sections.items()))
+    broken = packed.model_copy(update={"sections": {**packed.sections, section: (
+        candidates[0].model_copy(update={"representation": None}), *candidates[1:])}})
+    context = cell_context(broken, setting(SweepFormat.COMPACT, "packed"))
+    assert not context.assessable and "cannot be rendered as compact" in (context.reason or "")
+    assert context.kept == () and len(context.cut) == 4

@@ -9,13 +9,14 @@ from answerlens.sweeps.settings import PACKED, Setting, SweepFormat, budget_toke
     pytest.param("1200", "1200", id="tokens"),
     pytest.param("0050%", "50%", id="percent_zero_padded"),
     pytest.param("100%", "100%", id="whole"),
+    pytest.param("000", "0", id="zero_keeps_no_record"),
 ])
 def test_budgets_are_normalised(text: str, expected: str) -> None:
     assert parse_budget(text) == expected
 
 
 @pytest.mark.parametrize("text", [
-    pytest.param("0", id="zero_tokens"), pytest.param("0%", id="zero_percent"), pytest.param("101%", id="over_100"),
+    pytest.param("0%", id="zero_percent"), pytest.param("101%", id="over_100"),
     pytest.param("-5", id="negative"), pytest.param("1.5k", id="unit"), pytest.param("", id="empty"),
 ])
 def test_bad_budgets_say_what_is_expected(text: str) -> None:
@@ -60,3 +61,25 @@ def test_the_cheap_sweep_check_knows_the_manifests_kind() -> None:
     from answerlens.sweeps.result import SweepManifest
 
     assert SweepManifest.model_fields["kind"].default == RUN_KIND
+
+
+def test_depth_and_chunk_size_compose_with_formats_and_budgets_one_cell_per_combination() -> None:
+    cells = grid(["compact"], ["packed", "50%"], top_k=["4", 3, "3"], record_tokens=[40])
+    assert [item.key for item in cells] == ["compact@packed@top4@rec40", "compact@packed@top3@rec40",
+                                            "compact@50%@top4@rec40", "compact@50%@top3@rec40"]
+    assert cells[1].top_k == 3 and cells[1].record_tokens == 40
+
+
+@pytest.mark.parametrize(("axis", "value"), [
+    pytest.param("top_k", "0", id="top_k_zero"), pytest.param("top_k", "x", id="top_k_word"),
+    pytest.param("record_tokens", "-3", id="record_tokens_negative"),
+    pytest.param("record_tokens", "2000000", id="record_tokens_too_large"),
+])
+def test_bad_depths_and_chunk_sizes_say_what_is_expected(axis: str, value: str) -> None:
+    with pytest.raises(ValueError, match=f"{axis} .*whole number from 1"):
+        grid([], [], **{axis: [value]})
+
+
+def test_the_cell_limit_counts_every_axis() -> None:
+    with pytest.raises(ValueError, match="at most 64"):
+        grid([], ["packed", "50%"], top_k=[1, 2, 3], record_tokens=[10, 20, 30])

@@ -4,8 +4,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.phoenix_server import phoenix  # noqa: F401  (the session's `phoenix` fixture)
-
 
 @pytest.fixture
 def memory_spans(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:

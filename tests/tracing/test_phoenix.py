@@ -137,7 +137,8 @@ def test_a_failed_model_call_is_an_error_span_with_the_key_redacted(
         (event,) = span["events"]
         assert event["name"] == "exception"
         assert event["attributes"]["exception.type"] == "answerlens.errors.AnswerabilityError"
-        assert "***" in event["attributes"]["exception.message"]
+        # Under content hiding the message, which may quote the server's body, gives way to the kind of failure.
+        assert event["attributes"]["exception.message"].startswith("unauthorized: message hidden")
         assert span["attributes"]["answerlens.error_kind"] == "unauthorized"
         assert not any(key.startswith(("input.", "llm.input_messages")) for key in span["attributes"])
     assert SECRET not in json.dumps(spans)

@@ -202,3 +202,16 @@ def test_a_sweep_whose_cells_all_failed_says_so_and_exits_4(tmp_path: Path,
     assert printed.startswith("FAILED SAMPLES: 3 of 4 sample(s) failed") and "3 × server_error" in printed
     assert "every format keeps its action" not in printed
     assert "have no result (1 whose every sample failed)" in printed
+
+
+def test_sweep_report_says_what_verify_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = sweep_folder_of(tmp_path, [ANSWER, ABSTAIN], repeats=2)
+    assert cli(capsys, "sweep-report", str(out))[0] == 0
+    [first, _] = sorted((out / "samples").glob("*.json"))
+    edit_json(first, lambda data: data["assessment"].update(verdict="insufficient", recommended_action="abstain"))
+    code, printed, _ = cli(capsys, "sweep-report", str(out))
+    assert code == 1 and printed.startswith("NOT VERIFIED: ") and "answerlens verify" in printed
+    first.unlink()
+    (out / "result.json").unlink()
+    code, printed, _ = cli(capsys, "sweep-report", str(out))
+    assert code == 5 and printed.startswith("unfinished: 1 of 2 samples")

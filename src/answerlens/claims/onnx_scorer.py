@@ -129,6 +129,13 @@ class OnnxNliScorer:
             rows.extend(loaded.run(pairs[start:start + self.batch_size]))
         return rows
 
+    def premise_read(self, premise: str, hypothesis: str) -> int:
+        """How many characters of ``premise`` the model reads beside ``hypothesis``: its tokenizer cuts a pair to
+        the model's length (``len(premise)``, or near it, when nothing was cut)."""
+        encoding = self.load().tokenizer.encode(premise, hypothesis)
+        return max((end for (_, end), sequence in zip(encoding.offsets, encoding.sequence_ids, strict=True)
+                    if sequence == 0), default=0)
+
     def load(self) -> _Session:
         """Load the model now (it is otherwise loaded on the first ``score``); idempotent and thread-safe."""
         with self._lock:

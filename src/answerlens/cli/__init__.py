@@ -1,7 +1,8 @@
 """The ``answerlens`` command line: one module per command family, each imported only when its command runs.
 
-Exit codes: 0 ok, 1 verification problems (or failed gates), 2 bad input, 3 provider or model failure. Errors are
-one line on stderr. Only the standard library is imported to build the parser, so ``--help`` starts at once.
+Exit codes: the table in ``answerlens.cli.common`` (0 ok, 1 problems, 2 bad input, 3 provider, 4 failed samples,
+5 unfinished, 6 the machine refused a write). Errors are one line on stderr. Only the standard library is imported
+to build the parser, so ``--help`` starts at once.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from answerlens.cli.common import EXIT_BAD_INPUT, EXIT_PROVIDER, UsageError, fail
+from answerlens.cli.common import EXIT_BAD_INPUT, EXIT_ENVIRONMENT, EXIT_PROVIDER, UsageError, fail
 
-COMMANDS = ("assess", "verify", "report", "render", "trial", "sweep", "claims", "model")
+COMMANDS = ("assess", "verify", "report", "render", "trial", "sweep", "review", "claims", "model", "traces")
 """The command modules under ``answerlens.cli``, in the order ``--help`` lists them."""
 
 
@@ -36,18 +37,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error already printed as one line
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
-    from answerlens.errors import AnswerabilityError, AnswerlensError, RecordingMismatchError
+    from answerlens.errors import (
+        AnswerabilityError,
+        AnswerlensError,
+        PhoenixError,
+        RecordingMismatchError,
+        StorageError,
+    )
 
     try:
         return int(args.handler(args))
     except RecordingMismatchError as exc:  # the inputs are wrong for this recording: nothing was called
         return fail(EXIT_BAD_INPUT, str(exc))
-    except AnswerabilityError as exc:
+    except (AnswerabilityError, PhoenixError) as exc:  # the model, or Phoenix, could not be asked
         return fail(EXIT_PROVIDER, str(exc))
-    except (AnswerlensError, UsageError, ValueError, OSError) as exc:
+    except StorageError as exc:  # the machine refused a write: not the input's fault
+        return fail(EXIT_ENVIRONMENT, str(exc))
+    except OSError as exc:
+        return fail(_os_exit(exc), str(exc))
+    except (AnswerlensError, UsageError, ValueError) as exc:
         return fail(EXIT_BAD_INPUT, str(exc))
     except KeyboardInterrupt:
         return fail(130, "interrupted")
+
+
+def _os_exit(exc: OSError) -> int:
+    """A refused write that reached here unmapped is still the machine's doing (exit 6); other OS errors are about
+    the input named (a missing file …)."""
+    from answerlens.storage import refusal
+
+    return EXIT_ENVIRONMENT if refusal(exc) is not None else EXIT_BAD_INPUT
 
 
 __all__ = ["build_parser", "main"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from answerlens.cli.common import (
     read_source,
     read_text,
 )
+from answerlens.cli.traces import add_phoenix_options
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -46,6 +48,9 @@ def add_commands(commands: Any) -> None:
                         help="strict (implies --second-opinion): demote flagged support and re-derive the verdict")
     assess.add_argument("--nli-model-dir", type=Path, help="local ONNX NLI model folder for the verifier "
                         "(default: $ANSWERLENS_NLI_MODEL, else the Hugging Face cache)")
+    assess.add_argument("--annotate", action="store_true", help="write the verdict onto the span an imported "
+                        "sample came from (answerlens import-trace), in the Phoenix given by --phoenix")
+    add_phoenix_options(assess, required=False)
     assess.set_defaults(handler=run)
 
 
@@ -60,19 +65,37 @@ def run(args: argparse.Namespace) -> int:
     question, answer = question_and_answer(args, sample)
     recording = _recording(args, sample) if args.provider == "replay" else None
     config = config_from(args, sample)
+    origin = sample.trace_import if sample is not None else None
+    _check_annotate(args, origin is not None)
 
     async def assess() -> AnswerabilityAssessment:
         async with AnswerabilityEvaluator(config, recording=recording, force_replay=args.force_replay) as evaluator:
             assessment = await evaluator.assess(question, bundle, answer=answer)
         if args.prompt_version or args.prompt_sha256:
             assessment = _with_prompt_identity(args, assessment, question, bundle, answer)
-        return assessment
+        # An imported sample's assessment names the span its evidence came from (outside every hash).
+        return assessment.model_copy(update={"trace_import": origin}) if origin is not None else assessment
 
     if args.second_opinion or args.evidence_policy == "strict":
-        _print_with_second_opinion(args, assess, bundle, question, config)
+        assessment = _print_with_second_opinion(args, assess, bundle, question, config)
     else:
-        _print(asyncio.run(assess()), as_json=args.json)
+        assessment = asyncio.run(assess())
+        _print(assessment, as_json=args.json)
+    if args.annotate:  # only reached with an assessment: a failed one raised, and nothing is written
+        from answerlens.cli.traces import annotate
+
+        print(f"answerlens: {annotate(assessment, args.phoenix, args.project)}", file=sys.stderr)
     return EXIT_OK
+
+
+def _check_annotate(args: argparse.Namespace, imported: bool) -> None:
+    if args.annotate and not args.phoenix:
+        raise UsageError("--annotate needs --phoenix URL (the Phoenix the span is in)")
+    if (args.phoenix or args.project) and not args.annotate:
+        raise UsageError("--phoenix and --project apply with --annotate")
+    if args.annotate and not imported:
+        raise UsageError(f"--annotate needs a sample imported from a trace (answerlens import-trace): {args.bundle} "
+                         "names no span to annotate")
 
 
 def _with_prompt_identity(args: argparse.Namespace, assessment: AnswerabilityAssessment, question: str,
@@ -94,7 +117,8 @@ def _recording(args: argparse.Namespace, sample: Sample | None) -> Recording:
 
     if args.replay_file is not None:
         text = read_text(args.replay_file)
-        return recording_from_text(text, source=str(args.replay_file), source_sha256=sha256_text(text))
+        # The file's name, never its folder: the source enters the assessment, which is shared.
+        return recording_from_text(text, source=args.replay_file.name, source_sha256=sha256_text(text))
     if sample is not None and sample.recorded_reply is not None:
         source = Path(args.bundle)
         recording = sample.recording(source=source.name, source_sha256=_file_sha256(source))
@@ -117,7 +141,7 @@ def _print(assessment: AnswerabilityAssessment, *, as_json: bool) -> None:
 
 
 def _print_with_second_opinion(args: argparse.Namespace, assess: Callable[[], Awaitable[AnswerabilityAssessment]],
-                               bundle: Any, question: str, config: AnswerabilityConfig) -> None:
+                               bundle: Any, question: str, config: AnswerabilityConfig) -> AnswerabilityAssessment:
     """The assessment with its second opinion (both in one traced span); under the strict policy the printed
     verdict is the strict one.
 
@@ -138,3 +162,4 @@ def _print_with_second_opinion(args: argparse.Namespace, assess: Callable[[], Aw
         print(json.dumps(output_document(assessment, opinion), indent=2, ensure_ascii=False))
     else:
         print("\n".join(report_lines(assessment, opinion)))
+    return assessment

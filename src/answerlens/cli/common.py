@@ -54,7 +54,8 @@ def add_provider_options(parser: argparse.ArgumentParser, providers: list[str]) 
     parser.add_argument("--model", help=f"model name (default per provider: {defaults}{sample_note})")
     parser.add_argument("--base-url", help="server base URL, e.g. http://127.0.0.1:11434/v1")
     parser.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
-    parser.add_argument("--timeout", type=float, help="seconds for the whole call (default 30)")
+    parser.add_argument("--timeout", type=float, help="seconds for the whole call (default 30; trial and sweep runs "
+                        "against a llama.cpp server take one that covers their largest prompt at the speed it shows)")
     parser.add_argument("--temperature", type=float)
     parser.add_argument("--seed", type=int)
     parser.add_argument("--max-retries", type=int)
@@ -100,7 +101,7 @@ def read_source(path_text: str) -> tuple[Any, Sample | None]:
     from answerlens.json_reader import read_json
     from answerlens.samples import Sample, is_sample
 
-    data = read_json(Path(path_text))
+    data = read_json(Path(path_text), pipes=True)  # a user may stream a bundle through a pipe they name
     if is_sample(data):
         try:
             return data["bundle"], Sample.model_validate(data)
@@ -112,11 +113,26 @@ def read_source(path_text: str) -> tuple[Any, Sample | None]:
 def question_and_answer(args: argparse.Namespace, sample: Sample | None) -> tuple[str, str | None]:
     """``-q`` (else the sample's question) and ``--answer`` (else the sample's draft, unless ``-q`` asked another
     question)."""
+    if args.question is not None and not args.question.strip():
+        raise UsageError("-q is empty: pass the question to assess, or leave -q out to use the sample's question")
     question = args.question or (sample.question if sample else None)
     if not question:
         raise UsageError("a question is needed: pass -q QUESTION")
     answer = args.answer if args.answer is not None else (sample.answer if sample and not args.question else None)
     return question, answer
+
+
+CONCURRENCY_HELP = "requests in flight per endpoint (1–256; default: 4, or fewer when the server serves fewer at once)"
+
+
+def concurrency_text(concurrency: int | None) -> str:
+    """How a run's start line names its concurrency (unset: the endpoint decides)."""
+    return f"concurrency {concurrency}" if concurrency is not None else "the concurrency the endpoint serves"
+
+
+def announce(note: str) -> None:
+    """A line a run says before its first call (what it fitted to the endpoint)."""
+    print(f"answerlens: {note}", file=sys.stderr)
 
 
 def run_ended(out: Path, outcome: Any, *, finished: bool) -> int | None:

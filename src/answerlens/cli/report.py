@@ -116,7 +116,13 @@ def _write_checked(html: str, output: Path, label: str, bundle: MemoryBundle | N
             print(f"{label}: {problem}")
         print(f"{output}: not written ({len(check.problems)} problem(s) in the data it would carry)")
         return EXIT_PROBLEMS
-    output.write_text(html, encoding="utf-8")
+    from answerlens.storage import refusals, write_atomically
+
+    if output.exists() and not output.is_file():  # /dev/stdout, a pipe: written to, never replaced
+        with refusals(output), output.open("w", encoding="utf-8") as handle:
+            handle.write(html)
+    else:  # whole or not at all: an older report there survives a full disk
+        write_atomically(output.resolve(), html)
     print(f"{output}: {label} written ({len(html.encode('utf-8')):,} bytes); check it with `answerlens verify "
           f"{output}`")
     return EXIT_OK

@@ -1,5 +1,6 @@
-"""``answerlens sweep``: one question over one bundle at a grid of packing settings (formats × token budgets),
-each cell assessed ``--repeats`` times through the trial engine (resumable); prints the grid and what changed."""
+"""``answerlens sweep``: one question over one bundle at a grid of packing settings (formats × token budgets ×
+retrieval depths × chunk sizes), each cell assessed ``--repeats`` times through the trial engine (resumable);
+prints the grid and what changed."""
 
 from __future__ import annotations
 
@@ -10,10 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 from answerlens.cli.cluster import add_cluster_options, cluster_exit, cluster_from, on_cluster
 from answerlens.cli.common import (
+    CONCURRENCY_HELP,
     EXIT_FAILED_SAMPLES,
     EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_UNFINISHED,
     UsageError,
     add_provider_options,
+    announce,
+    concurrency_text,
     config_from,
     fail,
     run_ended,
@@ -37,8 +43,14 @@ def add_commands(commands: Any) -> None:
     sweep.add_argument("--budget", action="append", default=[], dest="budgets", metavar="B",
                        help="'packed', a token count, or NN%% of the packed context's tokens (repeatable; "
                        "default: packed)")
+    sweep.add_argument("--top-k", action="append", default=[], dest="top_k", metavar="K",
+                       help="retrieval depth: keep the first K records in packed order (repeatable; default: every "
+                       "record)")
+    sweep.add_argument("--record-tokens", action="append", default=[], dest="record_tokens", metavar="N",
+                       help="chunk size: cut each record's text to its first N tokens, marked as cut in the context "
+                       "(repeatable; default: whole records)")
     sweep.add_argument("--repeats", type=int, default=3, help="repeats per cell (1–1,000)")
-    sweep.add_argument("--concurrency", type=int, default=4, help="requests in flight per endpoint (1–256)")
+    sweep.add_argument("--concurrency", type=int, help=CONCURRENCY_HELP)
     sweep.add_argument("--out", type=Path, required=True, help="sweep directory (rerun the same command to resume)")
     sweep.add_argument("--fail-fast", action="store_true", help="stop at the first provider failure")
     sweep.add_argument("--early-stop", type=int, default=5, metavar="N",
@@ -62,13 +74,25 @@ def add_commands(commands: Any) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from answerlens.sweeps.reader import read_recorded, recompute
+    """The grid as verify finds it: a sweep that does not verify says so first (exit 1), an unfinished one its
+    count (exit 5)."""
+    from answerlens.sweeps.reader import read_recorded
     from answerlens.sweeps.view import failure_lines, labels_of
+    from answerlens.verification.sweep import check
 
     recorded = read_recorded(args.sweep)
-    result = recompute(recorded).result
-    print("\n".join([*failure_lines(result), *grid_lines(result, labels_of(recorded.bundle))]))
-    return EXIT_OK
+    checked = check(recorded)
+    status = []
+    if checked.problems:
+        status = [f"NOT VERIFIED: {len(checked.problems)} problem(s), the first: {checked.problems[0]} (`answerlens "
+                  f"verify {args.sweep}` names every one)"]
+    elif not checked.samples.complete:
+        status = [f"{checked.samples.text}: the grid counts the samples saved so far"]
+    print("\n".join([*status, *failure_lines(checked.result), *grid_lines(checked.result,
+                                                                          labels_of(recorded.bundle))]))
+    if checked.problems:
+        return EXIT_PROBLEMS
+    return EXIT_OK if checked.samples.complete else EXIT_UNFINISHED
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     limits.check_counts(repeats=args.repeats, concurrency=args.concurrency, endpoints=max(len(endpoints), 1),
                         early_stop=args.early_stop)
     try:
-        settings = grid(args.formats, args.budgets)
+        settings = grid(args.formats, args.budgets, args.top_k, args.record_tokens)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     data, sample = read_source(args.bundle)
@@ -96,14 +120,16 @@ def run(args: argparse.Namespace) -> int:
     if endpoints and not args.base_url:
         args.base_url = endpoints[0]
     config = config_from(args)
-    print(f"{args.bundle}: {len(settings)} cells x {args.repeats} repeats at concurrency {args.concurrency} -> "
+    print(f"{args.bundle}: {len(settings)} cells x {args.repeats} repeats at {concurrency_text(args.concurrency)} -> "
           f"{args.out}", file=sys.stderr)
     try:
         outcome = asyncio.run(on_cluster(cluster, lambda on: run_sweep(
-            question, bundle, config, out=args.out, formats=args.formats, budgets=args.budgets, answer=answer,
-            repeats=args.repeats, concurrency=args.concurrency, progress=_print_progress, endpoints=endpoints,
-            preflight=not args.no_preflight, early_stop=args.early_stop, second_opinion=_second_opinion(args),
-            bundle_name=args.bundle, cluster=on)))
+            question, bundle, config, out=args.out, formats=args.formats, budgets=args.budgets, top_k=args.top_k,
+            record_tokens=args.record_tokens, answer=answer, repeats=args.repeats, concurrency=args.concurrency,
+            progress=_print_progress, endpoints=endpoints, preflight=not args.no_preflight,
+            early_stop=args.early_stop, second_opinion=_second_opinion(args),
+            bundle_name=Path(args.bundle).name,  # run.json is shared: no folders
+            announce=announce, cluster=on)))
     except ClusterError as exc:
         return cluster_exit(exc)
     except KeyboardInterrupt:
@@ -130,17 +156,22 @@ def _finished(args: argparse.Namespace, outcome: SweepOutcome, bundle: Any) -> i
 
 
 def grid_lines(result: SweepResult, labels: dict[str, str] | None = None) -> list[str]:
-    """The grid as text: a row per format, a column per budget; then every change and why."""
+    """The grid as text: a row per format, a column per budget (one grid per depth × chunk size, headed by
+    them, when the sweep has those axes); then every change and why."""
     from answerlens.sweeps.settings import SweepFormat
-    from answerlens.sweeps.view import cell_text, change_text, columns, no_change_text
+    from answerlens.sweeps.view import cell_text, change_text, columns, filter_text, filters, no_change_text
 
     budgets = columns(result)
     formats = list(dict.fromkeys(cell.format for cell in result.cells))
-    table = [["format", *budgets]]
-    for fmt in formats:
-        table.append([SweepFormat(fmt).label, *(cell_text(result, fmt, budget) for budget in budgets)])
-    widths = [max(len(row[index]) for row in table) for index in range(len(table[0]))]
-    lines = ["  ".join(text.ljust(width) for text, width in zip(row, widths, strict=True)).rstrip() for row in table]
+    lines = []
+    for fixed in filters(result):
+        table = [["format", *budgets]]
+        for fmt in formats:
+            table.append([SweepFormat(fmt).label, *(cell_text(result, fmt, budget, **fixed) for budget in budgets)])
+        widths = [max(len(row[index]) for row in table) for index in range(len(table[0]))]
+        lines += [f"{filter_text(fixed)}:"] if fixed else []
+        lines += ["  ".join(text.ljust(width) for text, width in zip(row, widths, strict=True)).rstrip()
+                  for row in table]
     lines += [f"  {index}. {note}" for index, note in enumerate(_notes(result), start=1)]
     lines += ["changes:" if result.changes else f"changes: {no_change_text(result)}"]
     lines += [f"  {change_text(result, change, labels)}" for change in result.changes]

@@ -11,12 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 from answerlens.cli.cluster import add_cluster_options, cluster_exit, cluster_from, node_progress, on_cluster
 from answerlens.cli.common import (
+    CONCURRENCY_HELP,
     EXIT_FAILED_SAMPLES,
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_PROVIDER,
     UsageError,
     add_provider_options,
+    announce,
+    concurrency_text,
     config_from,
     fail,
     run_ended,
@@ -34,7 +37,7 @@ def add_commands(commands: Any) -> None:
     trial = commands.add_parser("trial", help="run repeated trials over a labelled dataset (resumable)")
     trial.add_argument("dataset", type=Path, help="JSON or JSONL dataset of cases")
     trial.add_argument("--repeats", type=int, default=3, help="repeats per case (1–1,000)")
-    trial.add_argument("--concurrency", type=int, default=4, help="requests in flight per endpoint (1–256)")
+    trial.add_argument("--concurrency", type=int, help=CONCURRENCY_HELP)
     trial.add_argument("--out", type=Path, required=True, help="run directory (rerun the same command to resume)")
     trial.add_argument("--gates", type=Path, help="JSON mapping gate name to threshold (replaces the defaults)")
     trial.add_argument("--fail-fast", action="store_true", help="stop at the first provider failure")
@@ -99,7 +102,7 @@ def run_trial(args: argparse.Namespace) -> int:
             dataset, config, repeats=args.repeats, out=args.out, concurrency=args.concurrency, gates=gates,
             fail_fast=args.fail_fast, progress=_print_progress, shard=shard, endpoints=endpoints,
             preflight=not args.no_preflight, early_stop=args.early_stop, second_opinion=_second_opinion(args),
-            cluster=on)))
+            announce=announce, cluster=on)))
     except ClusterError as exc:
         return cluster_exit(exc)
     except KeyboardInterrupt:
@@ -144,7 +147,7 @@ def _plan_line(args: argparse.Namespace, cases: int, shard: Any, endpoints: list
     where += f" on the Dask cluster {args.dask}" if args.dask else ""
     part = f", shard {shard.label} of them" if shard is not None else ""
     return (f"{args.dataset}: {cases} cases x {args.repeats} repeats = {cases * args.repeats} samples{part} "
-            f"at concurrency {args.concurrency}{where} -> {args.out}")
+            f"at {concurrency_text(args.concurrency)}{where} -> {args.out}")
 
 
 def _finished(args: argparse.Namespace, outcome: TrialOutcome) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from answerlens.errors import DatasetError, TrialError
+from answerlens.storage import write_atomically
 from answerlens.trials import folder
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.gates import Gate, Threshold
@@ -146,7 +147,7 @@ def _write(out: Path, result: TrialResult, identity: RunIdentity) -> Path:
         assert result.dataset is not None and result.repeats is not None
         manifest = RunManifest(dataset=result.dataset.path, repeats=result.repeats, **dict(identity),
                                second_opinion=result.second_opinion, case_hashes=result.case_hashes)
-        folder.write_atomically(out / folder.MANIFEST, folder.json_text(manifest))
+        write_atomically(out / folder.MANIFEST, folder.json_text(manifest))
         samples_dir = out / folder.SAMPLES
         samples_dir.mkdir(exist_ok=True)
         for sample in result.samples:

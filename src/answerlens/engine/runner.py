@@ -14,114 +14,46 @@ import asyncio
 import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING
 
 from answerlens import tracing
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.config import AnswerabilityConfig, EvidencePolicy
+from answerlens.engine.interface import (
+    Cluster,
+    Progress,
+    RunLayout,
+    RunOutcome,
+    SampleSink,
+    SecondOpinionSetting,
+    TrialOutcome,
+)
 from answerlens.errors import AnswerabilityError, TrialError
 from answerlens.evaluator import Answer, AnswerabilityEvaluator
 from answerlens.providers.engine import ProgressCallback
+from answerlens.providers.request_size import Request
 from answerlens.trials import folder, limits
 from answerlens.trials.dataset import Dataset, LoadedCase
 from answerlens.trials.endpoints import EndpointPool, EvaluatorFactory, normalise_endpoints
 from answerlens.trials.failures import EARLY_STOP, EarlyStop, EarlyStopWatch
+from answerlens.trials.fit import Fit, fit_or_default
 from answerlens.trials.gates import Gate, Threshold
 from answerlens.trials.lock import RunLock
 from answerlens.trials.log import SampleError, TrialSample
 from answerlens.trials.preflight import check_endpoints
-from answerlens.trials.result import RunIdentity, TrialResult
+from answerlens.trials.result import RunIdentity
 from answerlens.trials.shard import Shard
 from answerlens.trials.writer import SampleWriter
 from answerlens.verification.folder import saved_samples
 
-if TYPE_CHECKING:  # a run without a second opinion never imports the claim verifier
-    from answerlens.claims.verifier import ClaimVerifier
+if TYPE_CHECKING:
     from answerlens.second_opinion.models import SecondOpinion
 
-
-@dataclass(frozen=True)
-class Progress:
-    done: int
-    total: int
-    errors: int
-    elapsed: float
-    last: str = ""
-    nodes: tuple[tuple[str, int], ...] = ()
-    """On a cluster: samples done by each node (worker name), in the order the nodes first delivered one."""
-
-    @property
-    def rate(self) -> float:
-        """Samples per second over this run's new work."""
-        return self.done / self.elapsed if self.elapsed > 0 else 0.0
-
-    @property
-    def eta(self) -> float | None:
-        remaining = self.total - self.done
-        return remaining / self.rate if self.rate > 0 else None
-
-
-R = TypeVar("R")
-
-
-@dataclass(frozen=True)
-class RunOutcome(Generic[R]):
-    """How one invocation of the engine ended; a trial's and a sweep's differ only in their result's type."""
-
-    result: R | None = field(repr=False)
-    """None when the run was cancelled or stopped early (no ``result.json`` then). Left out of the repr:
-    ``asyncio.run`` formats its main task's result when it restores the SIGINT handler, and the repr of every
-    sample of a large run took half a second."""
-    result_path: Path | None
-    new_samples: int
-    reused_samples: int
-    errors: int
-    cancelled: bool
-    stopped: EarlyStop | None = None
-    """Why the run stopped early: its first calls all failed alike (rerunning resumes)."""
-    warnings: tuple[str, ...] = ()
-    """What the preflight noticed without refusing (an endpoint down while another is up …)."""
-
-
-@dataclass(frozen=True)
-class TrialOutcome(RunOutcome[TrialResult]):
-    """A trial's outcome (``result``: its ``TrialResult``)."""
-
-
-@dataclass(frozen=True)
-class RunLayout:
-    """A run whose folder is not a trial's (a packing sweep: its cases are settings): how its folder is prepared
-    and what is written once every planned sample exists. The samples, lock, resume and bounds stay the engine's."""
-
-    prepare: Callable[[Path], Path]
-    """Create the folder, or check it holds this run; return its samples folder (called holding the lock)."""
-    finish: Callable[[Sequence[TrialSample], float], Path]
-    """Write the run's result from every planned sample (in plan order) and the wall seconds; return its path."""
-    manifest_sha256: str
-    """The run's manifest hash, which every sample records."""
-
-
-SampleSink = Callable[[TrialSample], Awaitable[None]]
-"""Where each finished sample goes: the run folder's durable writer, or (a cluster's worker) the driver."""
-
-
-class Cluster(Protocol):
-    """Assesses a run's samples on other machines (``engine.cluster.DaskCluster``); the folder stays here."""
-
-    async def check(self, config: AnswerabilityConfig, urls: Sequence[str]) -> tuple[str, ...]: ...
-
-    async def run(self, run: Any, sink: SampleSink, config: AnswerabilityConfig, urls: Sequence[str]) -> None: ...
-
-
-@dataclass(frozen=True)
-class SecondOpinionSetting:
-    """``trial --second-opinion``: each assessed sample gets ``second_opinion_for`` with this verifier (None: the
-    flags only) and the configuration's evidence policy."""
-
-    verifier: ClaimVerifier | None = None
+__all__ = ["Cluster", "Progress", "RunLayout", "RunOutcome", "SampleSink", "SecondOpinionSetting", "TrialOutcome",
+           "assess_samples", "largest_request", "run_trial"]
 
 
 async def run_trial(
@@ -130,7 +62,7 @@ async def run_trial(
     *,
     repeats: int,
     out: Path,
-    concurrency: int = 4,
+    concurrency: int | None = None,
     gates: Mapping[Gate, Threshold] | None = None,
     fail_fast: bool = False,
     progress: Callable[[Progress], None] | None = None,
@@ -143,6 +75,8 @@ async def run_trial(
     second_opinion: SecondOpinionSetting | None = None,
     layout: RunLayout | None = None,
     call_progress: ProgressCallback | None = None,
+    fitted: Fit | None = None,
+    announce: Callable[[str], None] | None = None,
     cluster: Cluster | None = None,
 ) -> TrialOutcome:
     """Assess every (case, repeat) not already saved — only shard ``shard`` of them when given — over
@@ -153,24 +87,22 @@ async def run_trial(
     run; (``AnswerabilityError``, kind ``preflight``) endpoints that cannot serve the model. Saved error samples
     are retried. Cancelling (``cancel.set()``), ``fail_fast`` after an error, and ``early_stop`` (the first that
     many calls all fail with one kind of error; 0 never) keep finished samples and write no result; rerunning
-    the same call resumes. The configuration's strict evidence policy implies a second opinion. With ``layout``,
-    the folder and result are the layout's (the outcome's ``result`` is then None, ``result_path`` its file).
-    ``call_progress`` hears each call's stages (prompt read, tokens); ``cluster`` assesses the samples on its nodes.
+    the same call resumes. With ``layout``, the folder and result are the layout's (the outcome's ``result`` is
+    then None). ``call_progress`` hears each call's stages. ``concurrency`` and the timeout, left unset, fit the
+    endpoint (``trials.fit``; ``fitted``: a fit made already, ``announce`` hears its notes). ``cluster``: on its nodes.
     """
     limits.check_counts(repeats=repeats, concurrency=concurrency, endpoints=max(len(endpoints), 1),
                         early_stop=early_stop)
     limits.check_samples(len(dataset.cases), repeats)
-    urls = normalise_endpoints(config, endpoints)
-    if second_opinion is None and config.evidence_policy == EvidencePolicy.STRICT:
-        second_opinion = SecondOpinionSetting()
-    _check_gates(dataset, gates, second_opinion is not None)
-    out = Path(out)
-    # A fresh run is checked before its folder exists, so a refusal leaves nothing behind; a resumed one only when
-    # samples are left to do.
-    fresh = not (out / folder.MANIFEST).exists()
+    urls, out = normalise_endpoints(config, endpoints), Path(out)
+    # A fresh run is checked before its folder exists (a refusal leaves nothing); a resumed one when work is left.
+    fresh = _fresh(out, dataset, layout)
+    fitted = fitted or await _fit(config, urls, concurrency, dataset, out, preflight and cluster is None, announce)
+    config, concurrency = fitted.config, fitted.concurrency
+    second_opinion = _opinions(dataset, config, gates, second_opinion)
     check = cluster.check if cluster is not None else check_endpoints
     early = await check(config, urls) if preflight and fresh else None
-    with RunLock(out):
+    with folder.refusals_kept(out), RunLock(out):
         plan = _Plan.prepare(dataset, config, repeats, out, shard, second_opinion is not None, layout)
         warnings = early if early is not None else (
             await check(config, urls) if preflight and plan.todo else ())
@@ -180,7 +112,7 @@ async def run_trial(
                          configuration_sha256=plan.identity.configuration_sha256, samples=len(plan.todo)) as span:
             if plan.todo:
                 await _assess(run, plan.samples_dir, config, urls, evaluator_factory, cluster)
-            outcome = _finish(plan, run, gates=gates, concurrency=concurrency, warnings=warnings, layout=layout)
+            outcome = _finish(plan, run, gates=gates, fitted=fitted, warnings=warnings, layout=layout)
             span.finished(outcome.result.quality_gates if outcome.result else None, errors=outcome.errors,
                           cancelled=outcome.cancelled)
         return outcome
@@ -207,6 +139,41 @@ async def _assess(run: _Run, samples_dir: Path, config: AnswerabilityConfig, url
             return
         async with EndpointPool(config, urls, run.concurrency, factory) as pool:
             await run.all(pool, save)
+
+
+async def _fit(config: AnswerabilityConfig, urls: Sequence[str], concurrency: int | None, dataset: Dataset,
+               out: Path, asked: bool, announce: Callable[[str], None] | None) -> Fit:
+    """The run fitted to its endpoint (``trials.fit``), unless it may not be ``asked`` (no preflight, or a cluster:
+    the nodes' servers are theirs to see, not the driver's): then the defaults."""
+    return await fit_or_default(config, urls, concurrency=concurrency, largest=largest_request(dataset), out=out,
+                                asked=asked, announce=announce)
+
+
+def _fresh(out: Path, dataset: Dataset, layout: RunLayout | None) -> bool:
+    """Whether the run starts afresh in ``out``; a fresh run's folder holding files it did not write is refused
+    here, before the lock is made in it (and again under the lock, as the folder is prepared)."""
+    if (out / folder.MANIFEST).exists():
+        return False
+    if layout is not None and layout.refuse_foreign is not None:
+        layout.refuse_foreign(out)
+    elif layout is None:
+        folder.refuse_foreign_to_trial(out, dataset)
+    return True
+
+
+def largest_request(dataset: Dataset) -> Request | None:
+    """The request with the longest context: what a timeout must cover."""
+    case = max(dataset.cases, key=lambda item: len(item.bundle.exact_context), default=None)
+    return Request(case.case.question, case.bundle.exact_context, case.case.answer) if case is not None else None
+
+
+def _opinions(dataset: Dataset, config: AnswerabilityConfig, gates: Mapping[Gate, Threshold] | None,
+              second_opinion: SecondOpinionSetting | None) -> SecondOpinionSetting | None:
+    """The run's second opinion (the strict evidence policy implies one), its gates checked against it."""
+    if second_opinion is None and config.evidence_policy == EvidencePolicy.STRICT:
+        second_opinion = SecondOpinionSetting()
+    _check_gates(dataset, gates, second_opinion is not None)
+    return second_opinion
 
 
 def _check_gates(dataset: Dataset, gates: Mapping[Gate, Threshold] | None, opinions: bool) -> None:
@@ -276,6 +243,8 @@ class _Run:
         self._halt = False
         self._pending: set[asyncio.Task[None]] = set()
         """Samples being derived and saved."""
+        self._failures: list[BaseException] = []
+        """Why samples could not be derived or saved (a full disk …), in the order they failed."""
 
     @property
     def cancelled(self) -> bool:
@@ -301,7 +270,7 @@ class _Run:
                 # request is on the wire before any of that CPU work runs.
                 task = asyncio.create_task(self._complete(sink, item, repeat, answer, error, latency, span))
                 self._pending.add(task)
-                task.add_done_callback(self._pending.discard)
+                task.add_done_callback(self._settled)
 
         workers = [asyncio.create_task(worker()) for _ in range(min(pool.capacity, len(self.todo)))]
         try:
@@ -312,7 +281,17 @@ class _Run:
             await asyncio.gather(*workers, return_exceptions=True)
             raise
         finally:
-            await asyncio.gather(*list(self._pending))  # a failed write (disk full …) is raised here
+            await asyncio.gather(*list(self._pending), return_exceptions=True)
+            if self._failures:  # a failed write (disk full …), raised once: the others failed alike
+                raise self._failures[0]
+
+    def _settled(self, task: asyncio.Task[None]) -> None:
+        """A sample derived and saved, or failed: its failure is kept (retrieved, so asyncio never prints it with
+        its traceback as the process ends) and raised by ``all``."""
+        self._pending.discard(task)
+        failure = None if task.cancelled() else task.exception()
+        if failure is not None:
+            self._failures.append(failure)
 
     async def _ask(self, pool: EndpointPool, item: LoadedCase) -> tuple[Answer | None, SampleError | None]:
         try:
@@ -376,23 +355,23 @@ class _Run:
                                           tuple(self.nodes.items())))
 
 
-def _finish(plan: _Plan, run: _Run, *, gates: Mapping[Gate, Threshold] | None, concurrency: int,
+def _finish(plan: _Plan, run: _Run, *, gates: Mapping[Gate, Threshold] | None, fitted: Fit,
             warnings: tuple[str, ...], layout: RunLayout | None = None) -> TrialOutcome:
     done = {**plan.done, **run.finished}
     new, reused = len(run.finished), len(plan.done)
     if run.cancelled or run.stopped is not None or (run.policy.fail_fast and run.errors):
         return TrialOutcome(None, None, new, reused, run.errors, run.cancelled, stopped=run.stopped,
-                            warnings=warnings)
+                            warnings=warnings, fit=fitted)
     samples = [done[(item.case.id, repeat)] for item, repeat in plan.planned]
     if layout is not None:
         path = layout.finish(samples, time.monotonic() - run.started)
-        return TrialOutcome(None, path, new, reused, run.errors, False, warnings=warnings)
+        return TrialOutcome(None, path, new, reused, run.errors, False, warnings=warnings, fit=fitted)
     shard = plan.shard.model_copy(update={"cases": tuple(item.case.id for item in plan.dataset.cases)}) \
         if plan.shard is not None else None
     result = folder.assemble(folder.dataset_record(plan.dataset), folder.question_records(plan.dataset), samples,
-                             plan.identity, repeats=plan.repeats, concurrency=concurrency, gates=gates,
+                             plan.identity, repeats=plan.repeats, concurrency=fitted.concurrency, gates=gates,
                              wall_seconds=time.monotonic() - run.started, drafts=plan.dataset.has_drafts, shard=shard,
                              case_hashes=folder.case_hashes(plan.dataset),
                              second_opinion=run.second_opinion is not None)
     return TrialOutcome(result, folder.write_result(plan.out, result), new, reused, run.errors, False,
-                        warnings=warnings)
+                        warnings=warnings, fit=fitted)

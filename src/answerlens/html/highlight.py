@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from answerlens.citations import CitationDecision, Decision, DiscardReason
+from answerlens.render import quote
 from answerlens.verdict import AnswerabilityStatus
 
 
@@ -57,6 +58,8 @@ class Segment:
     start: int
     end: int
     marks: tuple[Mark, ...] = ()
+    unread: bool = False
+    """Part of a cited passage the claim verifier's model never read (cut to its token limit)."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,8 @@ class Highlight:
     lines: tuple[Line, ...]
     unplaced: dict[int, tuple[Mark, ...]]
     """Per requirement: cited tokens that do not sit in the context (unknown refs, empty tokens)."""
+    unread: tuple[tuple[int, int], ...] = ()
+    """Spans of the context the claim verifier's model never read (``unread_spans``)."""
 
     @property
     def marks(self) -> int:
@@ -88,6 +93,7 @@ def highlight(
     only: int | None = None,
     flagged: Mapping[int, Mapping[str, Sequence[str]]] | None = None,
     uncounted: Collection[int] = (),
+    unread: Sequence[tuple[int, int]] = (),
 ) -> Highlight:
     """Tints and marks for ``context`` given each requirement's citation decisions.
 
@@ -96,7 +102,8 @@ def highlight(
     ``flags_by_ref``); those accepted marks carry the codes. ``uncounted`` names the requirements whose valid
     tokens support nothing (see ``uncounted()``). A span outside the context is treated as not located (its token
     becomes unplaced). A printed label gets one mark per requirement: the decision of the first token that reached
-    it (the same token cited again is skipped and adds no mark).
+    it (the same token cited again is skipped and adds no mark). ``unread`` spans (``unread_spans``) are drawn as
+    text the claim verifier never read.
     """
     size = len(context)
     by_span: dict[tuple[int, int], list[Mark]] = defaultdict(list)
@@ -119,7 +126,15 @@ def highlight(
                 placed.append(mark)
             if mark.accepted and decision.line is not None:
                 tints[decision.line.start].add(index)
-    spans = sorted(by_span)
+    unread = tuple(span for span in unread if 0 <= span[0] < span[1] <= size)
+    return Highlight(_lines(context, by_span, tints, unread),
+                     {index: tuple(marks) for index, marks in unplaced.items()}, unread)
+
+
+def _lines(context: str, by_span: Mapping[tuple[int, int], list[Mark]], tints: Mapping[int, set[int]],
+           unread: Sequence[tuple[int, int]]) -> tuple[Line, ...]:
+    """The context's lines, each cut into segments at the spans that touch it (one pass: spans are sorted)."""
+    size, spans = len(context), sorted(by_span)
     lines: list[Line] = []
     cursor = 0  # index into spans: the first span that may still touch the current line
     start = 0
@@ -134,33 +149,63 @@ def highlight(
         while stop < len(spans) and spans[stop][0] < end:
             stop += 1
         here = [(max(s, start), min(e, end), by_span[(s, e)]) for s, e in spans[cursor:stop] if e > start]
-        lines.append(Line(number, start, end, tuple(sorted(tints.get(start, ()))), _segments(start, end, here)))
+        skipped = [(max(s, start), min(e, end)) for s, e in unread if s < end and e > start]
+        lines.append(Line(number, start, end, tuple(sorted(tints.get(start, ()))),
+                          _segments(start, end, here, skipped)))
         if end >= size:
-            break
+            return tuple(lines)
         start = end + 1
         number += 1
-    return Highlight(tuple(lines), {index: tuple(marks) for index, marks in unplaced.items()})
 
 
 _DEPTH = {"discarded": 0, "uncounted": 1, "accepted": 2}
 """Outermost first: a filled accepted mark goes innermost so its colour shows inside any outline."""
 
 
-def _segments(start: int, end: int, spans: list[tuple[int, int, list[Mark]]]) -> tuple[Segment, ...]:
-    """Cut one line at every span boundary; each piece carries the marks of the spans covering it.
+def _segments(start: int, end: int, spans: list[tuple[int, int, list[Mark]]],
+              unread: Sequence[tuple[int, int]] = ()) -> tuple[Segment, ...]:
+    """Cut one line at every span boundary; each piece carries the marks of the spans covering it, and whether
+    the verifier left it unread.
 
     Accepted marks go innermost so their colour shows; a discarded mark around them stays visible as
     an outline.
     """
-    if not spans:
+    if not spans and not unread:
         return (Segment(start, end),)
-    cuts = sorted({start, end, *(s for s, _, _ in spans), *(e for _, e, _ in spans)})
+    cuts = sorted({start, end, *(s for s, _, _ in spans), *(e for _, e, _ in spans), *(s for s, _ in unread),
+                   *(e for _, e in unread)})
     segments: list[Segment] = []
     for left, right in zip(cuts, cuts[1:], strict=False):
         covering = [mark for s, e, marks in spans if s <= left and right <= e for mark in marks]
         covering.sort(key=lambda mark: (_DEPTH[mark.look], mark.requirement))
-        segments.append(Segment(left, right, tuple(covering)))
+        segments.append(Segment(left, right, tuple(covering), any(s <= left and right <= e for s, e in unread)))
     return tuple(segments)
+
+
+def unread_spans(context: str, passages: Sequence[tuple[str, str, int]]) -> tuple[tuple[int, int], ...]:
+    """Where in ``context`` each (ref, passage text, characters read) passage goes on past what the verifier read:
+    from the first unread character to the end of the passage as the line quotes it (JSON, as every format
+    writes a record's text), on the line that holds the passage and its ref. A passage not found is left out."""
+    found = []
+    for ref, text, read in passages:
+        quoted, prefix = quote(text)[1:-1], quote(text[:read])[1:-1]
+        at = _passage_at(context, quoted, ref)
+        if at is not None and len(prefix) < len(quoted):
+            found.append((at + len(prefix), at + len(quoted)))
+    return tuple(sorted(found))
+
+
+def _passage_at(context: str, quoted: str, ref: str) -> int | None:
+    first = None
+    at = context.find(quoted)
+    while at >= 0:
+        line_start = context.rfind("\n", 0, at) + 1
+        line_end = context.find("\n", at)
+        if ref in context[line_start: line_end if line_end >= 0 else len(context)]:
+            return at
+        first = at if first is None else first
+        at = context.find(quoted, at + 1)
+    return first
 
 
 def uncounted(requirements: Sequence[Any]) -> frozenset[int]:

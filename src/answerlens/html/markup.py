@@ -92,7 +92,7 @@ def context_html(context: str, highlight: Highlight, *, cited_only: bool = False
             f'style="background-color:{colour(r)}" title="requirement {r + 1}: go to its row">{r + 1}</span></a>'
             for r in line.requirements
         )
-        text = "".join(_segment(context[s.start : s.end], s.marks) for s in line.segments)
+        text = "".join(_segment(context[s.start : s.end], s.marks, s.unread) for s in line.segments)
         out.append(f'<div class="al-line"{attrs}><span class="al-gut">{dots}{line.number}</span>'
                    f'<span class="al-tx">{text}</span></div>')
     if hidden:
@@ -119,13 +119,21 @@ def requirement_dot(requirement: int) -> str:
             f'title="requirement {requirement + 1}">{requirement + 1}</span>')
 
 
-def _segment(text: str, marks: Sequence[Mark]) -> str:
+UNREAD = "the claim verifier's model never read this: it cut the passage to its token limit"
+
+
+def unread_span(text: str) -> str:
+    """Text the claim verifier never read, as the context draws it (faded, dotted underline)."""
+    return f'<span class="al-unread" data-unread="true" title="{UNREAD}">{text}</span>'
+
+
+def _segment(text: str, marks: Sequence[Mark], unread: bool = False) -> str:
     if not marks:
-        return breakable(text, esc)
+        return unread_span(breakable(text, esc)) if unread else breakable(text, esc)
     body = esc(text)  # a citation label stays whole (``.al-cite`` does not wrap)
     for mark in reversed(marks):  # marks are outermost first; wrap from the inside out
         body = _mark_open(mark) + body + "</mark>"
-    return body
+    return unread_span(body) if unread else body
 
 
 def _mark_open(mark: Mark, *, data: bool = True) -> str:

@@ -5,15 +5,14 @@ of the context's marks. The judgements come from ``answerlens.second_opinion``; 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from answerlens.citations import Decision, DiscardReason
 from answerlens.html import palette
-from answerlens.html.escape import esc
-from answerlens.html.highlight import Mark
-from answerlens.html.markup import colour, legend_mark, plural, remedy_html, requirement_dot
+from answerlens.html.escape import badged, esc
+from answerlens.html.highlight import Highlight, Mark, unread_spans
+from answerlens.html.markup import colour, legend_mark, plural, remedy_html, requirement_dot, unread_span
 from answerlens.second_opinion.badges import Badge, badge, flags_by_ref, verifier_agrees
-from answerlens.second_opinion.models import FlagCode, RequirementOpinion, SecondOpinion, VerifierNote, VerifierState
+from answerlens.second_opinion.models import RequirementOpinion, SecondOpinion, VerifierNote, VerifierState
 
 BADGES = {
     Badge.AGREES: ("✓", "agrees", "answerable", "nothing flagged, and the verifier (when it ran) agrees"),
@@ -62,6 +61,10 @@ def detail_html(index: int, item: RequirementOpinion, note: VerifierNote) -> str
     elif item.typed_evidence:
         parts.append('<div class="al-muted">No flag raised on its citations.</div>')
     parts.append(_verifier_html(item, note))
+    parts += [f'<div data-verifier-unread="{esc(unread.ref)}"><strong>Not read by the verifier:</strong> its model '
+              f"read the first {unread.read_chars:,} of {unread.chars:,} characters of {esc(unread.ref)} (its token "
+              "limit for a passage and a requirement); the rest, faded in the context, was never checked</div>"
+              for unread in item.verifier_unread]
     if item.typed_evidence:
         parts.append(_evidence_html(index, item, by_ref))
     return f'<div class="al-panel" data-opinion-requirement="{index}">{"".join(parts)}</div>'
@@ -119,26 +122,65 @@ def strict_html(opinion: SecondOpinion, audited_verdict: str) -> str | None:
             f"{plural(len(strict.changes), 'requirement')} demoted:<ul>{changes}</ul></div>")
 
 
-FLAG_SAMPLE = (FlagCode.SPEECH_ACT_MISMATCH.value,)
-"""The flag the legend's sample of a flagged citation carries."""
+def legend_items(marks: Highlight, context: str, *, tint: bool = True) -> list[tuple[str, str]]:
+    """What the context's tints, fills and outlines mean: only the looks that occur in this context, each drawn
+    with the run's own first mark of that look (its label, its requirement's colour, its flags), as (sample HTML,
+    meaning). The app's legend and the report's (which draws the tint its own way: ``tint=False``) are made from
+    these."""
+    first: dict[str, Mark] = {}
+    for line in marks.lines:
+        for segment in line.segments:
+            for mark in segment.marks:
+                first.setdefault("flagged" if mark.accepted and mark.flagged else mark.look, mark)
+    items = [(legend_mark(first[look], _short(first[look].ref)), meaning(first[look]))
+             for look, meaning in LOOKS if look in first]
+    tinted = next((line.requirements[0] for line in marks.lines if line.requirements), None)
+    if tinted is not None and tint:
+        items.append((requirement_dot(tinted), "requirement number; the line is tinted when it holds an accepted "
+                      "citation"))
+    if marks.unread:
+        start, end = marks.unread[0]
+        items.append((unread_span(esc(_short(context[start:end], 12))), "the claim verifier's model never read this "
+                      "part of a cited passage: it cut the passage to its token limit"))
+    hidden = badged(context)
+    if hidden:
+        items.append((f'<span class="al-ctl">U+{ord(hidden[0]):04X}</span>', "an invisible or reordering character, "
+                      "shown as its code"))
+    return items
 
 
-def legend_html(*, second_opinion: bool) -> str:
-    """What the context's tints, fills and outlines mean; the flagged entry only with a second opinion."""
-    items = [
-        (legend_mark(Mark(0, "m1", Decision.ACCEPTED), "m1") + " "
-         + legend_mark(Mark(1, "m2", Decision.ACCEPTED), "m2"),
-         "accepted citation, filled in its requirement's colour (number in the gutter)"),
-        (legend_mark(Mark(0, "m9", Decision.DISCARDED, DiscardReason.UNKNOWN_REFERENCE), "m9"),
-         "discarded citation: dashed outline, no fill"),
-        (legend_mark(Mark(2, "m5", Decision.ACCEPTED, counted=False), "m5"),
-         "valid, but its requirement ended unsupported, so it did not count: solid outline, no fill"),
-        (requirement_dot(0), "requirement number; the line is tinted when it holds an accepted citation"),
-        ('<span class="al-ctl">U+202E</span>', "an invisible or reordering character, shown as its code"),
-    ]
-    if second_opinion:
-        items.insert(2, (legend_mark(Mark(0, "m3", Decision.ACCEPTED, flags=FLAG_SAMPLE), "m3"),
-                         "accepted, but flagged by the second opinion: solid outline, wavy underline, ⚑"))
-    body = "".join(f'<div>{sample} <span class="al-muted">{esc(text)}</span></div>' for sample, text in items)
+LOOKS: tuple[tuple[str, Callable[[Mark], str]], ...] = (
+    ("accepted", lambda mark: f"accepted citation of requirement {mark.requirement + 1}, filled in its colour "
+                              "(number in the gutter)"),
+    ("flagged", lambda mark: f"accepted, but flagged by the second opinion ({', '.join(mark.flags)}): solid outline, "
+                             "wavy underline, ⚑"),
+    ("uncounted", lambda mark: f"valid, but requirement {mark.requirement + 1} ended unsupported, so it did not "
+                               "count: solid outline, no fill"),
+    ("discarded", lambda mark: f"discarded ({mark.reason.value if mark.reason else 'discarded'}): dashed outline, "
+                               "no fill"),
+)
+"""Each look a citation can have, in legend order, and what it means said of the run's own mark."""
+
+
+def _short(text: str, limit: int = 14) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def unread_of(opinion: SecondOpinion, context: str) -> tuple[tuple[int, int], ...]:
+    """Where in ``context`` the claim verifier's model stopped reading a cited passage (``highlight``'s
+    ``unread``)."""
+    passages = [(unread.ref, evidence.text, unread.read_chars) for item in opinion.requirements
+                for unread in item.verifier_unread for evidence in item.typed_evidence
+                if evidence.memory_id == unread.memory_id]
+    return unread_spans(context, list(dict.fromkeys(passages)))
+
+
+def legend_html(marks: Highlight, context: str) -> str:
+    """The legend under the app's context: ``legend_items`` (empty when nothing is marked)."""
+    items = legend_items(marks, context)
+    if not items:
+        return ""
+    body = "".join(f'<div data-legend-item>{sample} <span class="al-muted">{esc(text)}</span></div>'
+                   for sample, text in items)
     return (f'<div class="al-legend al-marks" data-legend style="font-size:0.78rem;line-height:1.9;'
             f'color:var(--al-text)">{body}</div>')

@@ -25,6 +25,8 @@ STYLESHEET = ":root{" + palette.css_variables() + """}
   text-decoration-thickness:2px;text-underline-offset:2px;text-decoration-skip-ink:none}
 .al-cite.al-flagged::after{content:"\\2691";color:var(--al-flagged);font-size:0.8rem;font-weight:700;
   vertical-align:super;margin-left:2px}
+.al-unread{color:var(--al-muted);text-decoration-line:underline;text-decoration-style:dotted;
+  text-decoration-color:var(--al-muted);text-underline-offset:3px}
 .al-ctl{font-size:0.65rem;border:1px dashed var(--al-discarded);color:inherit;border-radius:3px;padding:0 2px;
   margin:0 1px}
 .al-chip{display:inline-block;font-family:ui-monospace,monospace;font-size:0.75rem;border-radius:10px;

@@ -1,17 +1,31 @@
-"""A sweep's grid as HTML (pure): formats × budgets, each cell coloured by its most frequent action with the
-palette's verdict tones, its stability and cut in words; the legend; the changes. The report and the app's
-Packing page draw the same markup."""
+"""A sweep's grid as HTML (pure): two axes (formats × budgets unless others are picked), the rest filtered or one
+grid per combination, each cell coloured by its most frequent action with the palette's verdict tones, its
+stability and cut in words; the legend; the changes. The report and the app's Packing page draw the same markup."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from answerlens.html.escape import esc
 from answerlens.html.markup import cell as _cell
 from answerlens.html.markup import table_html
 from answerlens.sweeps.result import SweepCell, SweepResult
-from answerlens.sweeps.settings import SweepFormat
-from answerlens.sweeps.view import ACTION_WORDS, change_text, columns, find, no_change_text, outcome, setting_text
+from answerlens.sweeps.view import (
+    ACTION_WORDS,
+    AXES,
+    COLUMNS,
+    ROWS,
+    change_text,
+    filter_text,
+    filters,
+    lookup,
+    no_change_text,
+    outcome,
+    setting_text,
+    value_text,
+    values,
+)
 
 TONES = {"answer": "answerable", "answer_partially": "partial", "abstain": "insufficient",
          "surface_conflict": "conflicting"}
@@ -21,6 +35,8 @@ TONES = {"answer": "answerable", "answer_partially": "partial", "abstain": "insu
 def cell_html(index: int, cell: SweepCell, link: Callable[[int], str | None] | None) -> str:
     total = len(cell.records_kept) + len(cell.records_cut)
     cut = f"{len(cell.records_kept)}/{total} records · {cell.tokens_used:,} tokens"
+    if cell.records_shortened:
+        cut += f" · {len(cell.records_shortened)} cut short"
     attrs = f'data-cell="{index}" data-format="{esc(cell.format)}" data-budget="{esc(cell.budget)}"'
     if not cell.assessable:
         body = (f'<div class="al-act">not assessed</div><div class="al-sub">{esc(cut)}</div>'
@@ -53,19 +69,31 @@ def _short_reason(reason: str) -> str:
     return reason.split(" (", 1)[0].split(":", 1)[0]
 
 
-def grid_html(result: SweepResult, *, link: Callable[[int], str | None] | None = None) -> str:
-    """The grid: a row per format, a column per budget; ``link(index)`` makes each assessed cell a link."""
-    budgets = columns(result)
-    head = "".join(f"<th>{esc(budget)}</th>" for budget in budgets)
-    rows = []
-    for fmt in dict.fromkeys(cell.format for cell in result.cells):
+def grid_html(result: SweepResult, *, link: Callable[[int], str | None] | None = None, rows: str = ROWS,
+              cols: str = COLUMNS, fixed: Mapping[str, Any] | None = None) -> str:
+    """The grid: a row per value of ``rows``, a column per value of ``cols`` (format × budget by default);
+    ``fixed`` picks the value of each other axis, else there is one grid per combination of them, each captioned.
+    ``link(index)`` makes each assessed cell a link."""
+    tables = [_table(result, link, rows, cols, chosen) for chosen in ([dict(fixed)] if fixed is not None
+                                                                     else filters(result, rows, cols))]
+    return "".join(tables) + legend_html()
+
+
+def _table(result: SweepResult, link: Callable[[int], str | None] | None, rows: str, cols: str,
+           fixed: Mapping[str, Any]) -> str:
+    across = values(result, cols)
+    head = "".join(f"<th>{esc(value if cols == 'budget' else value_text(cols, value))}</th>" for value in across)
+    body = []
+    for value in values(result, rows):
         cells = []
-        for budget in budgets:
-            found = find(result, fmt, budget)
+        for other in across:
+            found = lookup(result, {**fixed, rows: value, cols: other})
             cells.append(cell_html(found[0], found[1], link) if found else "<td></td>")
-        rows.append(f"<tr><th>{esc(SweepFormat(fmt).label)}</th>{''.join(cells)}</tr>")
-    table = f"<table><thead><tr><th>format \\ budget</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    return f'<div class="al-sweep" role="region" aria-label="sweep grid">{table}</div>{legend_html()}'
+        body.append(f"<tr><th>{esc(value_text(rows, value))}</th>{''.join(cells)}</tr>")
+    corner = f"{AXES[rows]} \\ {AXES[cols]}"
+    caption = f'<div class="al-muted" data-grid-filter>{esc(filter_text(fixed))}</div>' if fixed else ""
+    table = f"<table><thead><tr><th>{esc(corner)}</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return f'{caption}<div class="al-sweep" role="region" aria-label="sweep grid">{table}</div>'
 
 
 def legend_html() -> str:

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 
 from answerlens.config import AnswerabilityConfig
+from answerlens.errors import AnswerabilityError
 from answerlens.providers.failures import Failures, HttpReply
 
 ERROR_BODY_BYTES = 64 * 1024
@@ -56,7 +57,9 @@ async def send(client: httpx.AsyncClient, failures: Failures, method: str, url: 
         raise failures.transport(httpx.ReadTimeout(f"no complete answer within {deadline:g} s")) from None
     except httpx.TransportError as exc:
         raise failures.transport(exc) from exc
-    except (httpx.HTTPError, httpx.InvalidURL, ValueError, OverflowError, OSError, LookupError) as exc:
+    except AnswerabilityError:
+        raise
+    except Exception as exc:  # whatever a transport raises (a test transport's handler …) is the call's failure
         raise failures.unsendable(exc) from exc
 
 
@@ -70,7 +73,7 @@ async def open_stream(client: httpx.AsyncClient, failures: Failures, method: str
         response = await client.send(client.build_request(method, url, json=payload, headers=headers), stream=True)
     except httpx.TransportError as exc:
         raise failures.transport(exc) from exc
-    except (httpx.HTTPError, httpx.InvalidURL, ValueError, OverflowError, OSError, LookupError) as exc:
+    except Exception as exc:  # an unsendable request, or whatever a transport raises
         raise failures.unsendable(exc) from exc
     try:
         yield response
@@ -134,9 +137,15 @@ async def decoded(response: httpx.Response, failures: Failures) -> AsyncIterator
     httpx's own decoder inflates each network chunk whole (64 KiB of a gzip bomb is ~64 MiB), so the raw stream
     is decoded here, where the caller's cap applies after every step.
     """
+    if response.is_stream_consumed:
+        # A response built with its body (``httpx.Response(200, json=...)``, as ``httpx.MockTransport`` handlers
+        # return them): httpx read and decoded it then; it is handed on in steps, so the caller's cap still applies.
+        async for chunk in response.aiter_bytes(DECODE_STEP):
+            yield chunk
+        return
     coding = response.headers.get("content-encoding", "").strip().lower()
     if coding in ("", "identity"):
-        async for chunk in response.aiter_raw():
+        async for chunk in _raw(response, failures):
             yield chunk
         return
     if coding not in _WBITS:
@@ -144,7 +153,7 @@ async def decoded(response: httpx.Response, failures: Failures) -> AsyncIterator
                              "configure the server (or proxy) to send gzip, deflate or no encoding")
     decoder = zlib.decompressobj(_WBITS[coding])
     try:
-        async for chunk in response.aiter_raw():
+        async for chunk in _raw(response, failures):
             while chunk:
                 yield decoder.decompress(chunk, DECODE_STEP)
                 chunk = decoder.unconsumed_tail
@@ -152,6 +161,22 @@ async def decoded(response: httpx.Response, failures: Failures) -> AsyncIterator
     except zlib.error as exc:
         raise failures.error("bad_body", f"{failures.where} sent a {coding} body that does not decode ({exc})",
                              "check the server, or the proxy in front of it") from None
+
+
+async def _raw(response: httpx.Response, failures: Failures) -> AsyncIterator[bytes]:
+    """The body's bytes as the transport gives them; what the transport raises while giving them is the call's
+    failure (``AnswerabilityError``), whatever transport the caller passed."""
+    chunks = response.aiter_raw()
+    while True:
+        try:
+            chunk = await anext(chunks)
+        except StopAsyncIteration:
+            return
+        except httpx.TransportError as exc:
+            raise failures.transport(exc) from exc
+        except Exception as exc:
+            raise failures.unsendable(exc) from exc
+        yield chunk
 
 
 def json_body(response: HttpReply, failures: Failures) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Preflight for the endpoint panel: which models a server has, and whether the context fits its window.
+"""Preflight for the endpoint panel and runs: which models a server has, whether the context fits its window, and
+how many requests it serves at once (llama.cpp's slots).
 
 Never raises for an unreachable server; the report's ``problem`` says what went wrong and what to do.
 """
@@ -52,6 +53,8 @@ class Preflight:
     request_size: RequestSize | None = None
     """The request counted by the model's own tokenizer (a llama.cpp server, given the request); ``fits`` then
     compares its total, not the estimate."""
+    slots: int | None = None
+    """Requests the server serves at once (llama.cpp's ``total_slots``); more in flight wait in its queue."""
 
 
 async def _get(client: httpx.AsyncClient, url: str, headers: dict[str, str], failures: Failures,
@@ -129,11 +132,11 @@ async def preflight(
         # A llama.cpp server answers with the one model it loaded, whatever name is asked for.
         listed = models and kind.lists_models
         found = _has_model(models, config.model) if listed or kind.wire == Wire.OLLAMA else None
-        size = None
+        size = slots = None
         if kind.wire == Wire.OLLAMA:
             server, window = await _ollama_facts(client, config, failures, found is True)
         else:
-            server, window = await _openai_facts(client, config, failures)
+            server, window, slots = await _openai_facts(client, config, failures)
             if request is not None and server.startswith("llama.cpp"):
                 size = await request_size.count(client, config, failures, request)
     fits = None
@@ -159,7 +162,7 @@ async def preflight(
                    "smaller bundle")
     return Preflight(reachable=True, server=server, models=tuple(models), model_found=found,
                      context_window=window, context_tokens_estimate=estimate, fits=fits, problem=problem,
-                     problem_kind=kind_of_problem, request_size=size)
+                     problem_kind=kind_of_problem, request_size=size, slots=slots)
 
 
 async def _optional(client: httpx.AsyncClient, url: str, config: AnswerabilityConfig, failures: Failures,
@@ -205,13 +208,16 @@ def _ollama_context(show: dict[str, Any]) -> int | None:
 
 
 async def _openai_facts(client: httpx.AsyncClient, config: AnswerabilityConfig,
-                        failures: Failures) -> tuple[str, int | None]:
+                        failures: Failures) -> tuple[str, int | None, int | None]:
+    """(server, context window, slots): llama.cpp's ``/props`` tells all three; other servers their model's
+    trained length at most."""
     base_url = config.effective_base_url
     assert base_url is not None
     props = await _optional(client, f"{ollama_root(base_url)}/props", config, failures)
     settings = props.get("default_generation_settings") if props is not None else None
     if isinstance(settings, dict) and as_int(settings.get("n_ctx")) is not None:
-        return "llama.cpp (OpenAI-compatible)", int(settings["n_ctx"])
+        slots = as_int(props.get("total_slots")) if props is not None else None
+        return "llama.cpp (OpenAI-compatible)", int(settings["n_ctx"]), slots if slots and slots > 0 else None
     listing = await _optional(client, f"{base_url}/models", config, failures)
     entries = listing.get("data") if listing is not None else None
     if not isinstance(entries, list):
@@ -220,5 +226,5 @@ async def _openai_facts(client: httpx.AsyncClient, config: AnswerabilityConfig,
         meta = entry.get("meta") if isinstance(entry, dict) else None
         if isinstance(meta, dict) and as_int(meta.get("n_ctx_train")) is not None:
             if entry.get("id") == config.model or len(entries) == 1:
-                return "OpenAI-compatible", int(meta["n_ctx_train"])
-    return "OpenAI-compatible", None
+                return "OpenAI-compatible", int(meta["n_ctx_train"]), None
+    return "OpenAI-compatible", None, None

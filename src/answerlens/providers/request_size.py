@@ -61,11 +61,8 @@ async def count(client: httpx.AsyncClient, config: AnswerabilityConfig, failures
     assert config.effective_base_url is not None
     root = ollama_root(config.effective_base_url)
     prompt = prompt_for(config.prompt)
-    question = request.question.strip()
-    answer = request.answer.strip() if request.answer is not None else None
-    messages = [{"role": "system", "content": prompt.system},
-                {"role": "user", "content": prompt.user_message(question, request.context, answer)}]
-    bound = reply_bound(question, answer)
+    messages = messages_for(config, request)
+    bound = reply_bound(*_asked(request))
     try:
         templated = await _post(client, config, failures, f"{root}/apply-template", {"messages": messages})
         text = templated.get("prompt") if templated is not None else None
@@ -77,8 +74,25 @@ async def count(client: httpx.AsyncClient, config: AnswerabilityConfig, failures
         schema_tokens = await _tokens(client, config, failures, root, schema)
     except AnswerabilityError:
         return None
-    reply = config.max_tokens or bound.max_tokens or LLAMACPP_MAX_TOKENS
-    return RequestSize(prompt=prompt_tokens, schema=schema_tokens, reply=reply, templated=isinstance(text, str))
+    return RequestSize(prompt=prompt_tokens, schema=schema_tokens, reply=reply_tokens(config, request),
+                       templated=isinstance(text, str))
+
+
+def messages_for(config: AnswerabilityConfig, request: Request) -> list[dict[str, str]]:
+    """The system prompt and user message an assessment of ``request`` sends."""
+    prompt = prompt_for(config.prompt)
+    question, answer = _asked(request)
+    return [{"role": "system", "content": prompt.system},
+            {"role": "user", "content": prompt.user_message(question, request.context, answer)}]
+
+
+def reply_tokens(config: AnswerabilityConfig, request: Request) -> int:
+    """The reply bound an assessment of ``request`` sends a llama.cpp server (``max_tokens``)."""
+    return config.max_tokens or reply_bound(*_asked(request)).max_tokens or LLAMACPP_MAX_TOKENS
+
+
+def _asked(request: Request) -> tuple[str, str | None]:
+    return request.question.strip(), request.answer.strip() if request.answer is not None else None
 
 
 async def _post(client: httpx.AsyncClient, config: AnswerabilityConfig, failures: Failures, url: str,

@@ -12,10 +12,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from answerlens.assessment import AnswerabilityAssessment
-from answerlens.citations import CitationDecision, Decision, DiscardReason
+from answerlens.citations import CitationDecision, Decision
 from answerlens.explanation import HASH_FIELDS, error_parts, error_text, reason_text, why
 from answerlens.html.escape import esc
-from answerlens.html.highlight import Mark, highlight, requirement_rows, uncounted
+from answerlens.html.highlight import Highlight, highlight, requirement_rows, uncounted
 from answerlens.html.markup import (
     caveats_html,
     cell,
@@ -24,7 +24,6 @@ from answerlens.html.markup import (
     facts_html,
     hash_coverage_html,
     hashes_html,
-    legend_mark,
     notice_html,
     paragraph_html,
     requirement_dot,
@@ -32,7 +31,7 @@ from answerlens.html.markup import (
     tint,
     verdict_html,
 )
-from answerlens.html.opinion import FLAG_SAMPLE
+from answerlens.html.opinion import legend_items, unread_of
 from answerlens.html.provenance import source_label
 from answerlens.html.requirements import requirements_html
 from answerlens.local_model import WIRING_MARK, wiring_check
@@ -41,6 +40,7 @@ from answerlens.report.embedded import AssessmentData
 from answerlens.report.page import header, heading, muted, section
 from answerlens.second_opinion.document import split_document
 from answerlens.second_opinion.models import SecondOpinion
+from answerlens.trace_import import import_facts
 
 
 @dataclass(frozen=True)
@@ -178,27 +178,22 @@ def _context(shown: Shown) -> str:
                        notice_html("info", "The context is empty", "Nothing was packed, so no model was called."))
     flagged = opinion_part.flagged_refs(shown.opinion) if shown.opinion is not None else None
     marks = highlight(data.context, [r.citations for r in a.requirements], flagged=flagged,
-                      uncounted=uncounted(a.requirements))
+                      uncounted=uncounted(a.requirements),
+                      unread=unread_of(shown.opinion, data.context) if shown.opinion is not None else ())
     fmt = data.context_format.value if data.context_format is not None else "unknown"
     caption = muted(f"{len(data.context):,} characters · {len(marks.lines):,} lines · {fmt} format · "
                     f"context_sha256 {a.context_sha256[:16]}…")
     return section("context", "Context, exactly as the model saw it", caption,
-                   _legend(len(a.requirements), shown.opinion), context_html(data.context, marks))
+                   _legend(len(a.requirements), marks, data.context), context_html(data.context, marks))
 
 
-def _legend(count: int, opinion: SecondOpinion | None) -> str:
-    """What the context's tints and marks mean, each drawn by the renderer the context uses."""
-    tinted = f"background-color:{tint(0)};box-shadow:inset 3px 0 0 {colour(0)}"
-    items = [(f'<i class="rp-swatch" data-swatch="line" style="{tinted}"></i>',
-              "line holding an accepted citation (tint and bar per requirement)"),
-             (legend_mark(Mark(0, "m1", Decision.ACCEPTED), "m1"), "accepted citation token"),
-             (legend_mark(Mark(0, "m9", Decision.DISCARDED, DiscardReason.UNKNOWN_REFERENCE), "m9"),
-              "discarded citation token"),
-             (legend_mark(Mark(0, "m5", Decision.ACCEPTED, counted=False), "m5"),
-              "valid token of a requirement that ended unsupported (did not count)")]
-    if opinion is not None and opinion_part.flagged(opinion):
-        items.append((legend_mark(Mark(0, "m3", Decision.ACCEPTED, flags=FLAG_SAMPLE), "m3"),
-                      "citation flagged by the second opinion (outline, underline, ⚑)"))
+def _legend(count: int, marks: Highlight, context: str) -> str:
+    """What the context's tints and marks mean (``legend_items``: only what occurs, with the run's own labels)."""
+    items = legend_items(marks, context, tint=False)
+    if any(line.requirements for line in marks.lines):
+        tinted = f"background-color:{tint(0)};box-shadow:inset 3px 0 0 {colour(0)}"
+        items.insert(0, (f'<i class="rp-swatch" data-swatch="line" style="{tinted}"></i>',
+                         "line holding an accepted citation (tint and bar per requirement)"))
     entries = "".join(f"<span>{sample} {esc(text)}</span>" for sample, text in items)
     dots = " ".join(requirement_dot(index) for index in range(count))
     return f'<div class="rp-legend" data-legend>{entries}<span>requirements: {dots}</span></div>'
@@ -263,7 +258,7 @@ def audit_facts(a: AnswerabilityAssessment, label: str, data: AssessmentData) ->
             if getattr(meta, name):
                 facts.append((name, getattr(meta, name)))
     fmt = data.context_format.value if data.context_format is not None else "unknown"
-    facts.append(("context_format", fmt))
+    facts += [("context_format", fmt), *import_facts(a.trace_import)]
     return [(name, value) for name, value in facts if value is not None]
 
 

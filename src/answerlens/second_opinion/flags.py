@@ -34,7 +34,7 @@ from answerlens.second_opinion.scope import RequirementScope, is_yes_no, stateme
 from answerlens.second_opinion.timeframes import MONTHS, NamedTime, as_utc, contains, named_times, overlaps
 from answerlens.verdict import AnswerabilityStatus
 
-FLAG_RULES_VERSION = "answerlens-flags-1"
+FLAG_RULES_VERSION = "answerlens-flags-2"
 """Bump whenever a rule changes what it flags: stored opinions name the rules they were made with."""
 CHECKED_STATUSES = frozenset({AnswerabilityStatus.SUPPORTED, AnswerabilityStatus.CONFLICTING})
 """Only support is questioned; an unsupported requirement claims nothing to doubt."""
@@ -50,6 +50,13 @@ _DATES_AND_TIMES = re.compile(
     rf"\b(?:{_MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_NAMES})\b",
     re.IGNORECASE)
 _LOOSE_YEAR = re.compile(r"\b(?:19|20|21)\d\d\b")
+_DONE = re.compile(
+    r"\b(?:completed|finished|concluded|done|carried\s+out|took\s+place|happened|went\s+live|held|conducted|"
+    r"performed|executed|ran|shipped|rolled\s+out|launched|succeeded)\b", re.IGNORECASE)
+_NOT_YET = frozenset({"be", "being", "to", "will", "would", "should", "shall", "could", "may", "might", "must", "not",
+                      "never", "cannot", "can't", "won't", "isn't", "wasn't", "aren't", "weren't", "hasn't", "haven't",
+                      "hadn't", "didn't", "doesn't", "don't", "yet", "nothing", "no"})
+"""Words just before a completion verb that leave the thing undone (future, infinitive, negation)."""
 _TOTAL_WORDS = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|both|single|only|none|total|"
     r"all|every|exactly|complete|entire)\b", re.IGNORECASE)
@@ -89,7 +96,8 @@ def epistemic_not_actual(requirement: str, scope: RequirementScope, item: TypedE
 
 def speech_act_mismatch(requirement: str, scope: RequirementScope, item: TypedEvidence,
                         as_of: datetime | None) -> str | None:
-    """The passage uses a non-actual mode (desire, plan, attempt, …) that the requirement does not.
+    """The passage uses a non-actual mode (desire, plan, attempt, …) that the requirement does not. A plan the
+    passage reports done (``reports_done``) is no longer a plan.
 
     Like the verifier's localized recheck, a passage of several sentences (or clauses split by ``;``) is not
     flagged when one of them shares a content word with the requirement and is free of such modes: it may be
@@ -97,6 +105,8 @@ def speech_act_mismatch(requirement: str, scope: RequirementScope, item: TypedEv
     """
     allowed = speech_act_modes(statement(requirement))
     extra = speech_act_modes(item.text) - allowed
+    if SpeechActMode.PLAN in extra and reports_done(item.text):
+        extra = extra - {SpeechActMode.PLAN}  # "planned drill … completed on 2024-06-03": it happened
     if not extra:
         return None
     mine = content_tokens(requirement)
@@ -107,6 +117,17 @@ def speech_act_mismatch(requirement: str, scope: RequirementScope, item: TypedEv
         return None
     modes = ", ".join(_MODE_WORDS[mode] for mode in SpeechActMode if mode in extra)
     return f"{item.ref} states {modes}, which the requirement does not"
+
+
+def reports_done(text: str) -> bool:
+    """Whether a passage reports something done: a completion verb in the past ("completed on 2024-06-03", "was
+    finished", "has been carried out"), not one still to come or denied ("to be completed", "will be done", "was
+    not completed")."""
+    for match in _DONE.finditer(text):
+        before = re.findall(r"[\w']+", text[: match.start()].casefold())[-2:]
+        if not _NOT_YET.intersection(before):
+            return True
+    return False
 
 
 def negated_support(requirement: str, scope: RequirementScope, item: TypedEvidence,

@@ -8,7 +8,7 @@ from enum import Enum
 from typing import Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from answerlens.claims.models import ClaimVerification, ClaimVerificationStatus
 from answerlens.config import EvidencePolicy
@@ -93,6 +93,20 @@ class VerifierNote(BaseModel):
     """The one-line fix, when there is one."""
 
 
+class UnreadPassage(BaseModel):
+    """A cited passage the claim verifier read only the start of: its model takes a bounded number of tokens for
+    a (passage, requirement) pair, and the tokenizer cut the rest before the model saw it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ref: str
+    memory_id: UUID
+    read_chars: int = Field(ge=0)
+    """Characters of the passage the model read, from its start."""
+    chars: int = Field(ge=0)
+    """The passage's length."""
+
+
 class RequirementOpinion(BaseModel):
     """The second opinion on one requirement, in the assessment's requirement order."""
 
@@ -106,6 +120,8 @@ class RequirementOpinion(BaseModel):
     """Empty when nothing is flagged; only supported or conflicting requirements are flagged."""
     verifier: ClaimVerification | None = None
     """None when the verifier did not run on this requirement."""
+    verifier_unread: tuple[UnreadPassage, ...] = Field(default=(), exclude_if=lambda value: not value)
+    """Cited passages the verifier's model read only the start of (present only then)."""
 
 
 class StrictChange(BaseModel):

@@ -16,7 +16,6 @@ from typing import Any
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
 from answerlens.claims.audit import configuration_sha256 as verifier_configuration_sha256
-from answerlens.claims.models import ClaimVerification
 from answerlens.claims.verifier import ClaimVerifier
 from answerlens.config import EvidencePolicy
 from answerlens.loading import load_bundle
@@ -61,8 +60,11 @@ async def second_opinion_for(
                            needs_complete_set(item.flags))
             for index, item in enumerate(requirements) if item.status in CHECKED_STATUSES
         ]
-        results, note = await verify_targets(verifier, bundle, targets)
-        requirements = _with_results(requirements, results)
+        verified = await verify_targets(verifier, bundle, targets)
+        note = verified.note
+        requirements = tuple(item.model_copy(update={"verifier": verified.results[index],
+                                                     "verifier_unread": verified.unread.get(index, ())})
+                             if index in verified.results else item for index, item in enumerate(requirements))
     return seal(
         question=question.strip(),
         assessment=assessment,
@@ -120,9 +122,3 @@ def seal(*, question: str, assessment: AnswerabilityAssessment, requirements: tu
     identity = opinion_id(dump)
     dump["opinion_id"] = identity
     return unsealed.model_copy(update={"opinion_id": identity, "opinion_sha256": opinion_sha256(dump)})
-
-
-def _with_results(requirements: tuple[RequirementOpinion, ...],
-                  results: dict[int, ClaimVerification]) -> tuple[RequirementOpinion, ...]:
-    return tuple(item.model_copy(update={"verifier": results[index]}) if index in results else item
-                 for index, item in enumerate(requirements))

@@ -1,20 +1,26 @@
-"""Where a budget cuts a bundle: the records kept in packed order while the re-rendered context fits (pure).
+"""Where a setting cuts a bundle: the one decision of which records a budget keeps, used by the sweep, the Packing
+page, ``answerlens render --budget`` and the reports (pure).
 
-Labels (``mN``) are the full bundle's, so a record keeps its label whatever the budget. Tokens are counted as
-PRME counts them (``answerlens.tokens``: ``cl100k_base`` over the whole rendered context).
+A setting keeps the first ``top_k`` records in packed order, cuts each one's text to its first ``record_tokens``
+tokens (marked as cut in the context), then keeps records in packed order while the re-rendered context fits the
+budget. Labels (``mN``) are the full bundle's, so a record keeps its label whatever the setting. Tokens are counted
+as PRME counts them (``answerlens.tokens``: ``cl100k_base`` over the whole rendered context).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
 from answerlens.records import Candidate, ContextFormat, MemoryBundle
 from answerlens.render import context_header, reference_labels, render_bundle, render_record
 from answerlens.sweeps.settings import Setting, SweepFormat, budget_tokens
-from answerlens.tokens import token_count
+from answerlens.tokens import first_tokens, token_count
+
+CUT_MARK = " [… cut to its first {count} tokens]"
+"""Appended to a record's text that ``record_tokens`` cut: what the model reads says the text goes on."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +37,10 @@ class CellContext:
     tokens_used: int
     reason: str | None = None
     """Why this cell cannot be assessed (None when it can)."""
+    shortened: tuple[UUID, ...] = ()
+    """Kept records whose text ``record_tokens`` cut (in packed order)."""
+    rendered: bool = True
+    """False when the records cannot be rendered in the format at all (``reason`` says why)."""
 
     @property
     def assessable(self) -> bool:
@@ -49,13 +59,39 @@ def is_as_packed(bundle: MemoryBundle, fmt: SweepFormat) -> bool:
     return fmt.context_format != ContextFormat.READER or fmt.citations == bool(bundle.context_references)
 
 
-class Renderings:
-    """One bundle's renderings in one format by how many records they keep (each made once), each record's line
-    (rendered once, whatever the prefix), and the per-line estimate that says where a budget falls: shared by the
-    cells of that format."""
+def narrowed(bundle: MemoryBundle, top_k: int | None,
+             record_tokens: int | None) -> tuple[MemoryBundle, tuple[UUID, ...]]:
+    """The bundle's first ``top_k`` records in packed order, each text cut to its first ``record_tokens`` tokens
+    and marked (``CUT_MARK``); and the records whose text was cut. The bundle itself when neither changes it."""
+    sections: dict[str, tuple[Candidate, ...]] = {}
+    shortened: list[UUID] = []
+    left = top_k if top_k is not None else bundle.record_count
+    for name, candidates in bundle.sections.items():
+        if left <= 0:
+            break
+        kept = []
+        for candidate in candidates[:left]:
+            text = candidate.rendered_text
+            if text is not None and record_tokens is not None and (short := first_tokens(text, record_tokens)) != text:
+                shortened.append(candidate.node.id)
+                candidate = candidate.model_copy(update={"rendered_text": short + CUT_MARK.format(count=record_tokens)})
+            kept.append(candidate)
+        sections[name] = tuple(kept)
+        left -= len(kept)
+    if not shortened and sum(map(len, sections.values())) == bundle.record_count:
+        return bundle, ()
+    return bundle.model_copy(update={"sections": sections}), tuple(shortened)
 
-    def __init__(self, bundle: MemoryBundle, fmt: SweepFormat) -> None:
-        self.bundle, self.fmt = bundle, fmt
+
+class Renderings:
+    """One bundle's renderings in one format (after its depth and chunk size) by how many records they keep (each
+    made once), each record's line (rendered once, whatever the prefix), and the per-line estimate that says where
+    a budget falls: shared by the cells of that format, depth and chunk size."""
+
+    def __init__(self, bundle: MemoryBundle, fmt: SweepFormat, top_k: int | None = None,
+                 record_tokens: int | None = None) -> None:
+        self.original, self.fmt = bundle, fmt
+        self.bundle, self.shortened = narrowed(bundle, top_k, record_tokens)
         self.labels = {label: record_id for record_id, label in reference_labels(bundle).items()}
         cited = fmt.context_format == ContextFormat.COMPACT or fmt.citations
         self._line_labels = {record_id: label for label, record_id in self.labels.items()} if cited else None
@@ -85,19 +121,44 @@ class Renderings:
 
 def cell_context(bundle: MemoryBundle, setting: Setting, packed: int | None = None,
                  renderings: Renderings | None = None) -> CellContext:
-    """The context of ``setting`` over ``bundle``. ``packed`` is ``packed_tokens(bundle)`` (computed when None);
-    ``renderings`` (of the setting's format) is shared by the cells of one format."""
+    """The context of ``setting`` over ``bundle``: the one place that decides which records a setting keeps.
+    ``packed`` is ``packed_tokens(bundle)`` (computed when None); ``renderings`` (of the setting's format, depth and
+    chunk size) is shared by the cells that have them. Records that cannot be rendered in the format make a cell
+    that cannot be assessed, saying why."""
     order = [candidate.node.id for _, candidate in bundle.candidates()]
     packed = packed_tokens(bundle) if packed is None else packed
     limit = budget_tokens(setting.budget, packed)
-    if limit is None and is_as_packed(bundle, setting.format):
-        kept, rendered = len(order), bundle  # the bundle as packed: exactly what the packer produced
-    else:
-        kept, rendered = _fit(renderings or Renderings(bundle, setting.format), limit)
+    try:
+        shared = renderings or Renderings(bundle, setting.format, setting.top_k, setting.record_tokens)
+        if limit is None and shared.bundle is bundle and is_as_packed(bundle, setting.format):
+            kept, rendered = len(order), bundle  # the bundle as packed: exactly what the packer produced
+        else:
+            kept, rendered = _fit(shared, limit)
+    except ValueError as exc:
+        nothing = bundle.model_copy(update={"sections": {}, "rendered_context": "", "context_references": {}})
+        return CellContext(setting=setting, budget_tokens=limit, bundle=nothing, kept=(), cut=tuple(order),
+                           tokens_used=0, reason=f"the records cannot be rendered as {setting.format.label}: {exc}",
+                           rendered=False)
     tokens = rendered.tokens_used if rendered is not bundle else packed
-    return CellContext(setting=setting, budget_tokens=limit, bundle=rendered, kept=tuple(order[:kept]),
+    kept_ids = tuple(order[:kept])
+    return CellContext(setting=setting, budget_tokens=limit, bundle=rendered, kept=kept_ids,
                        cut=tuple(order[kept:]), tokens_used=tokens,
-                       reason=_reason(rendered, kept, len(order), limit, setting))
+                       reason=_reason(rendered, kept, len(order), limit, setting),
+                       shortened=tuple(record for record in shared.shortened if record in set(kept_ids)))
+
+
+def contexts_of(bundle: MemoryBundle, settings: Sequence[Setting]) -> tuple[CellContext, ...]:
+    """Every setting's context, in the order given (renderings shared by the cells of one format, depth and
+    chunk size)."""
+    packed = packed_tokens(bundle)
+    shared: dict[tuple[SweepFormat, int | None, int | None], Renderings] = {}
+    found = []
+    for setting in settings:
+        key = (setting.format, setting.top_k, setting.record_tokens)
+        if key not in shared:
+            shared[key] = Renderings(bundle, *key)
+        found.append(cell_context(bundle, setting, packed, shared[key]))
+    return tuple(found)
 
 
 def _fit(renderings: Renderings, limit: int | None) -> tuple[int, MemoryBundle]:
@@ -175,7 +236,7 @@ def _render_first(renderings: Renderings, count: int) -> MemoryBundle:
 
 
 def _reason(rendered: MemoryBundle, kept: int, total: int, limit: int | None, setting: Setting) -> str | None:
-    if total and not kept:
+    if total and not kept and limit is not None:
         return (f"the budget of {limit:,} tokens keeps no record: the first record alone needs more; nothing "
                 "would be assessed")
     try:

@@ -9,8 +9,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from answerlens import storage
 from answerlens.audit import canonical_json_ascii, configuration_sha256, manifest_sha256, sha256_text
 from answerlens.errors import AnswerlensError, TrialError, describe_validation
+from answerlens.json_reader import DEFAULT_MAX_BYTES, read_text
 from answerlens.loading import load_bundle
 from answerlens.records import MemoryBundle
 from answerlens.sweeps.result import SweepManifest, SweepResult
@@ -39,14 +41,16 @@ def sweep_sha256(question: str, answer: str | None, bundle_sha: str, settings: l
 def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
     """Create the folder (or check it holds this sweep); the samples folder. Call it holding the run lock."""
     samples = out / SAMPLES
+    run_file = out / MANIFEST
+    if not run_file.exists():
+        refuse_foreign(out)
     samples.mkdir(parents=True, exist_ok=True)
     for leftover in samples.glob(".*.tmp"):
         leftover.unlink()  # a write killed before its rename (no other runner: the caller holds the lock)
-    run_file = out / MANIFEST
     if not run_file.exists():
-        trial_folder.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
-        trial_folder.replace_file(run_file, trial_folder.json_text(manifest))
-        trial_folder.sync_directory(out)  # one sync makes both renames durable
+        storage.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
+        storage.replace_file(run_file, trial_folder.json_text(manifest))
+        storage.sync_directory(out)  # one sync makes both renames durable
         return samples
     saved = read_manifest(out)
     for name, was, now in (("question, answer, bundle or settings", saved.sweep_sha256, manifest.sweep_sha256),
@@ -61,15 +65,20 @@ def prepare(out: Path, manifest: SweepManifest, bundle: MemoryBundle) -> Path:
     try:
         read_bundle(out, saved)
     except (AnswerlensError, ValueError, OSError):  # deleted or damaged: it is the bundle given (sweep_sha256 agrees)
-        trial_folder.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
-        trial_folder.sync_directory(out)
+        storage.replace_file(out / BUNDLE, json.dumps(bundle_json(bundle), ensure_ascii=False) + "\n")
+        storage.sync_directory(out)
     return samples
+
+
+def refuse_foreign(out: Path) -> None:
+    """A fresh sweep's folder must hold nothing it did not write (a user's own ``bundle.json`` would be lost)."""
+    trial_folder.refuse_foreign(out, "sweep", "run.json, bundle.json, result.json and samples/")
 
 
 def read_manifest(out: Path) -> SweepManifest:
     path = out / MANIFEST
     try:
-        manifest = SweepManifest.model_validate(trial_folder.read_saved_json(path))
+        manifest = SweepManifest.model_validate(trial_folder.read_saved_json(path, trial_folder.MANIFEST_MAX_BYTES))
     except ValidationError as exc:
         raise TrialError(f"{path}: not the manifest of an answerlens sweep ({describe_validation(exc)})") from None
     problem = manifest_problem(manifest)
@@ -80,7 +89,7 @@ def read_manifest(out: Path) -> SweepManifest:
 
 def manifest_problem(manifest: SweepManifest) -> str | None:
     """Why a manifest's recorded hashes are not those of what it lists (it was edited), or None."""
-    listed = [item.model_dump() for item in manifest.settings]
+    listed = [item.identity() for item in manifest.settings]
     if manifest.sweep_sha256 != sweep_sha256(manifest.question, manifest.answer, manifest.bundle_sha256, listed):
         return (f"edited: its sweep_sha256 is not that of its question, answer, bundle_sha256 and settings; "
                 f"{MANIFEST} must be as the sweep wrote it")
@@ -97,7 +106,10 @@ def manifest_problem(manifest: SweepManifest) -> str | None:
 
 def read_bundle(out: Path, manifest: SweepManifest) -> MemoryBundle:
     """The sweep's bundle, refused when it is not the one ``run.json`` names."""
-    bundle = load_bundle(out / BUNDLE)
+    path = out / BUNDLE
+    text = read_text(path, max_bytes=2 * DEFAULT_MAX_BYTES, inside=out, remedy=trial_folder.NOT_WRITTEN_HERE,
+                     error=lambda message, label: TrialError(f"{label}: {message}"))
+    bundle = load_bundle(text, name=str(path))
     if bundle_sha256(bundle) != manifest.bundle_sha256:
         raise TrialError(f"{out / BUNDLE}: not the bundle this sweep ran over (sha256 differs from {MANIFEST}'s)")
     return bundle
@@ -105,5 +117,5 @@ def read_bundle(out: Path, manifest: SweepManifest) -> MemoryBundle:
 
 def write_result(out: Path, result: SweepResult) -> Path:
     path = out / RESULT
-    trial_folder.write_atomically(path, result.file_text())
+    storage.write_atomically(path, result.file_text())
     return path

@@ -13,8 +13,10 @@ RUN_KIND = "answerlens-sweep-run"
 def is_sweep(path: Path | str) -> bool:
     path = Path(path)
     manifest = path / "run.json" if path.is_dir() else path.parent / "run.json"
+    from answerlens.json_reader import read_text  # the one reader: a FIFO here must not hang the question
+
     try:
-        head = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        head = json.loads(read_text(manifest, max_bytes=16 * 2**20, inside=manifest.parent))
+    except (ValueError, RecursionError):  # not readable, not JSON: not a sweep (BundleError is a ValueError)
         return False
     return isinstance(head, dict) and head.get("kind") == RUN_KIND

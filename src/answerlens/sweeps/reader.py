@@ -23,7 +23,6 @@ from answerlens.sweeps.cut import CellContext
 from answerlens.sweeps.found import is_sweep
 from answerlens.sweeps.result import KIND, SweepManifest, SweepResult
 from answerlens.sweeps.run import assemble, cases_of, contexts_of
-from answerlens.sweeps.settings import Setting, SweepFormat
 from answerlens.trials import folder as trial_folder
 from answerlens.trials.dataset import LoadedCase
 from answerlens.trials.folder import sample_label, sample_mismatches
@@ -110,7 +109,7 @@ class Recomputed(NamedTuple):
 
 def recompute(recorded: Recorded) -> Recomputed:
     manifest = recorded.manifest
-    settings = tuple(Setting(format=SweepFormat(item.format), budget=item.budget) for item in manifest.settings)
+    settings = tuple(item.setting() for item in manifest.settings)
     contexts = contexts_of(recorded.bundle, settings)
     cases = {item.case.id: item for item in cases_of(manifest, contexts).cases}
     kept: list[TrialSample] = []

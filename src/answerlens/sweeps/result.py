@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from answerlens.config import AnswerabilityConfig
-from answerlens.sweeps.settings import SweepFormat, parse_budget
+from answerlens.sweeps.settings import MAX_AXIS_VALUE, Setting, SweepFormat, parse_budget, setting_key
 from answerlens.trials.log import SampleError, TrialSample
 from answerlens.verdict import AnswerabilityAction, AnswerabilityStatus, AnswerabilityVerdict
 
@@ -29,12 +29,24 @@ def _none(value: Any) -> bool:
 
 
 class SweepSetting(BaseModel):
-    """A cell's setting as ``run.json`` lists it."""
+    """A cell's setting as ``run.json`` lists it (an axis not given is left out: "as packed")."""
 
     model_config = STRICT
 
     format: str
     budget: str
+    top_k: int | None = Field(default=None, ge=1, le=MAX_AXIS_VALUE, exclude_if=_none)
+    """Retrieval depth: the first K records in packed order."""
+    record_tokens: int | None = Field(default=None, ge=1, le=MAX_AXIS_VALUE, exclude_if=_none)
+    """Chunk size: each record's text cut to its first N tokens."""
+
+    def identity(self) -> dict[str, Any]:
+        """What the setting is, as hashed into ``sweep_sha256`` (axes not given left out)."""
+        return self.model_dump()
+
+    def setting(self) -> Setting:
+        return Setting(format=SweepFormat(self.format), budget=self.budget, top_k=self.top_k,
+                       record_tokens=self.record_tokens)
 
     @field_validator("format")
     @classmethod
@@ -120,10 +132,16 @@ class SweepCell(BaseModel):
     format: str
     budget: str
     """As given (normalised: ``packed``, tokens, ``NN%``)."""
+    top_k: int | None = Field(default=None, exclude_if=_none)
+    """Retrieval depth, when the sweep has that axis."""
+    record_tokens: int | None = Field(default=None, exclude_if=_none)
+    """Chunk size, when the sweep has that axis."""
     budget_tokens: int | None
     tokens_used: int
     records_kept: tuple[str, ...]
     records_cut: tuple[str, ...]
+    records_shortened: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    """Kept records whose text the chunk size cut (present only then)."""
     assessable: bool
     reason: str | None = Field(default=None, exclude_if=_none)
     """Why the cell could not be assessed (present only then)."""
@@ -141,7 +159,7 @@ class SweepCell(BaseModel):
 
     @property
     def key(self) -> str:
-        return f"{self.format}@{self.budget}"
+        return setting_key(self.format, self.budget, self.top_k, self.record_tokens)
 
     @property
     def action(self) -> AnswerabilityAction | None:
@@ -173,7 +191,10 @@ class SweepChange(BaseModel):
     action_to: AnswerabilityAction
     requirements_flipped: tuple[RequirementFlip, ...]
     records_lost: tuple[str, ...]
-    """Records the fuller cell's accepted citations used that this cell's budget cut."""
+    """Records the fuller cell's accepted citations used that this cell cut (budget or depth)."""
+    records_shortened: tuple[str, ...] = Field(default=(), exclude_if=lambda value: not value)
+    """Records the fuller cell's accepted citations used whose text this cell's chunk size cut shorter, and which
+    this cell's accepted citations no longer use (the cut took what was cited)."""
 
 
 class SweepResult(BaseModel):

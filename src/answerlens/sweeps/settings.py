@@ -1,4 +1,5 @@
-"""A sweep's settings: a packing format and a token budget, parsed from what a user types (pure)."""
+"""A sweep's settings: a packing format, a token budget, a retrieval depth and a chunk size, parsed from what a
+user types (pure)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ PACKED = "packed"
 _PERCENT = re.compile(r"0*([0-9]{1,3})%")
 _TOKENS = re.compile(r"[0-9]{1,9}")
 MAX_SETTINGS = 64
-"""Cells of one sweep at most (formats × budgets)."""
+"""Cells of one sweep at most (formats × budgets × depths × chunk sizes)."""
+MAX_AXIS_VALUE = 1_000_000
+"""Largest ``top_k`` or ``record_tokens``."""
 
 
 class SweepFormat(StrEnum):
@@ -45,7 +48,8 @@ class SweepFormat(StrEnum):
 
 
 def parse_budget(text: str) -> str:
-    """A budget as given, normalised: ``packed``, a whole number of tokens (``"1200"``), or ``"NN%"`` (1–100)."""
+    """A budget as given, normalised: ``packed``, a whole number of tokens (``"1200"``; ``"0"`` keeps no record),
+    or ``"NN%"`` (1–100)."""
     value = str(text).strip().lower()
     if value == PACKED:
         return value
@@ -54,9 +58,9 @@ def parse_budget(text: str) -> str:
         if not 1 <= int(percent.group(1)) <= 100:
             raise ValueError(f"budget {text!r}: a percentage is from 1% to 100% of the packed context's tokens")
         return f"{int(percent.group(1))}%"
-    if _TOKENS.fullmatch(value) and int(value) > 0:
+    if _TOKENS.fullmatch(value):
         return str(int(value))
-    raise ValueError(f"budget {text!r}: expected 'packed', a whole number of tokens from 1 to 999,999,999 (e.g. "
+    raise ValueError(f"budget {text!r}: expected 'packed', a whole number of tokens from 0 to 999,999,999 (e.g. "
                      "1200) or a percentage of the packed context's tokens (e.g. 50%)")
 
 
@@ -69,23 +73,44 @@ def budget_tokens(budget: str, packed_tokens: int) -> int | None:
     return int(budget)
 
 
+def parse_count(text: str | int, axis: str) -> int:
+    """A ``top_k`` or ``record_tokens`` value: a whole number from 1 to ``MAX_AXIS_VALUE``."""
+    value = str(text).strip()
+    if _TOKENS.fullmatch(value) and 1 <= int(value) <= MAX_AXIS_VALUE:
+        return int(value)
+    raise ValueError(f"{axis} {text!r}: expected a whole number from 1 to {MAX_AXIS_VALUE:,}")
+
+
 class Setting(BaseModel):
-    """One cell of the grid: a format and a budget (``packed``, tokens, or ``NN%``, normalised)."""
+    """One cell of the grid: a format and a budget (``packed``, tokens, or ``NN%``, normalised), and, when given,
+    a retrieval depth (``top_k``: the first K records in packed order) and a chunk size (``record_tokens``: each
+    record's text cut to its first N tokens). An axis not given is "as packed"."""
 
     model_config = STRICT
 
     format: SweepFormat
     budget: str = Field(min_length=1)
+    top_k: int | None = Field(default=None, ge=1, le=MAX_AXIS_VALUE)
+    record_tokens: int | None = Field(default=None, ge=1, le=MAX_AXIS_VALUE)
 
     @property
     def key(self) -> str:
-        """The cell's name in a run folder (its samples' ``case_id``)."""
-        return f"{self.format.value}@{self.budget}"
+        """The cell's name in a run folder (its samples' ``case_id``): ``compact@50%``,
+        ``compact@packed@top3@rec40``."""
+        return setting_key(self.format.value, self.budget, self.top_k, self.record_tokens)
 
 
-def grid(formats: Sequence[str] = (), budgets: Sequence[str] = ()) -> tuple[Setting, ...]:
-    """Every format × budget, formats outermost, in the order given (duplicates dropped); no formats means every
-    format, no budgets means ``packed``. A bad name is a ``ValueError`` listing the choices."""
+def setting_key(fmt: str, budget: str, top_k: int | None, record_tokens: int | None) -> str:
+    depth = f"@top{top_k}" if top_k is not None else ""
+    chunk = f"@rec{record_tokens}" if record_tokens is not None else ""
+    return f"{fmt}@{budget}{depth}{chunk}"
+
+
+def grid(formats: Sequence[str] = (), budgets: Sequence[str] = (), top_k: Sequence[str | int] = (),
+         record_tokens: Sequence[str | int] = ()) -> tuple[Setting, ...]:
+    """Every format × budget × depth × chunk size, formats outermost, each axis in the order given (duplicates
+    dropped); no formats means every format, no budgets ``packed``, no depths or chunk sizes "as packed". A bad
+    value is a ``ValueError`` saying what is expected."""
     chosen: list[SweepFormat] = []
     for name in formats or [item.value for item in SweepFormat]:
         try:
@@ -95,10 +120,16 @@ def grid(formats: Sequence[str] = (), budgets: Sequence[str] = ()) -> tuple[Sett
             raise ValueError(f"format {name!r}: expected one of {choices}") from None
         if fmt not in chosen:
             chosen.append(fmt)
+    depths: list[int | None] = list(dict.fromkeys(parse_count(value, "top_k") for value in top_k)) or [None]
+    chunks: list[int | None] = list(dict.fromkeys(parse_count(value, "record_tokens") for value in record_tokens)) \
+        or [None]
+    others = len(chosen) * len(depths) * len(chunks)
     parsed: dict[str, None] = {}
     for text in budgets or [PACKED]:
         parsed[parse_budget(text)] = None
-        if len(chosen) * len(parsed) > MAX_SETTINGS:  # said at once: a pasted column is not read to its end
-            raise ValueError(f"{len(chosen)} formats × {len(parsed)} or more budgets: more than {MAX_SETTINGS} "
-                             f"cells; a sweep holds at most {MAX_SETTINGS}")
-    return tuple(Setting(format=fmt, budget=budget) for fmt in chosen for budget in parsed)
+        if others * len(parsed) > MAX_SETTINGS:  # said at once: a pasted column is not read to its end
+            raise ValueError(f"{len(chosen)} formats × {len(parsed)} or more budgets × {len(depths)} depths × "
+                             f"{len(chunks)} chunk sizes: more than {MAX_SETTINGS} cells; a sweep holds at most "
+                             f"{MAX_SETTINGS}")
+    return tuple(Setting(format=fmt, budget=budget, top_k=depth, record_tokens=chunk)
+                 for fmt in chosen for budget in parsed for depth in depths for chunk in chunks)

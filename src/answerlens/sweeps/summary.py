@@ -22,10 +22,12 @@ def build_cell(context: CellContext, samples: Sequence[TrialSample]) -> SweepCel
         if opinions else None
     # Every repeat came to one action; an assessable cell with no sample yet (an unfinished sweep) is not stable.
     stable = len(actions) <= 1 and len(assessments) == len(samples) and bool(samples or not context.assessable)
+    setting = context.setting
     return SweepCell(
-        format=context.setting.format.value, budget=context.setting.budget, budget_tokens=context.budget_tokens,
-        tokens_used=context.tokens_used, records_kept=tuple(map(str, context.kept)),
-        records_cut=tuple(map(str, context.cut)), assessable=context.assessable, reason=context.reason,
+        format=setting.format.value, budget=setting.budget, top_k=setting.top_k, record_tokens=setting.record_tokens,
+        budget_tokens=context.budget_tokens, tokens_used=context.tokens_used,
+        records_kept=tuple(map(str, context.kept)), records_cut=tuple(map(str, context.cut)),
+        records_shortened=tuple(map(str, context.shortened)), assessable=context.assessable, reason=context.reason,
         samples=tuple(_short(sample) for sample in samples), actions=dict(sorted(actions.items())),
         verdicts=dict(sorted(Counter(item.verdict.value for item in assessments).items())),
         errors=sum(1 for sample in samples if sample.error is not None),
@@ -60,23 +62,51 @@ def _tallies(assessments: Sequence[AnswerabilityAssessment]) -> tuple[Requiremen
     return tuple(tallies)
 
 
+AXES = ("budget", "top_k", "record_tokens")
+"""The axes along which a cell is "fuller" than another: what ``changes`` steps along."""
+
+
 def changes(cells: Sequence[SweepCell], samples: Mapping[str, Sequence[TrialSample]]) -> tuple[SweepChange, ...]:
-    """Per format, its assessed cells from fullest (most records kept) to most cut: every step whose most
-    frequent action differs from the step before, with the requirements that flipped and the records lost."""
+    """Along each axis, the assessed cells that share every other axis, from fullest to most cut (budget: most
+    records kept first; depth and chunk size: as packed, then largest first): every step whose most frequent action
+    differs from the step before, with the requirements that flipped, the records lost and the records the chunk
+    size cut shorter."""
     found: list[SweepChange] = []
-    for fmt in dict.fromkeys(cell.format for cell in cells):
-        row = [index for index, cell in enumerate(cells)
-               if cell.format == fmt and cell.assessable and cell.action is not None]
-        row.sort(key=lambda index: (-len(cells[index].records_kept), index))
-        for fuller, cut in zip(row, row[1:], strict=False):
-            before, after = cells[fuller], cells[cut]
-            if before.action == after.action:
-                continue
-            assert before.action is not None and after.action is not None
-            was, now = _typical(before, samples.get(before.key, ())), _typical(after, samples.get(after.key, ()))
-            found.append(SweepChange(from_=fuller, to=cut, action_from=before.action, action_to=after.action,
-                                     requirements_flipped=_flips(was, now), records_lost=_lost(before, after, samples)))
+    for axis in AXES:
+        rows: dict[tuple[object, ...], list[int]] = {}
+        for index, cell in enumerate(cells):
+            if cell.assessable and cell.action is not None:
+                rows.setdefault(_others(cell, axis), []).append(index)
+        for row in rows.values():
+            row.sort(key=lambda index: (_cutness(cells[index], axis), index))
+            for fuller, cut in zip(row, row[1:], strict=False):
+                before, after = cells[fuller], cells[cut]
+                if before.action == after.action:
+                    continue
+                assert before.action is not None and after.action is not None
+                was, now = _typical(before, samples.get(before.key, ())), _typical(after, samples.get(after.key, ()))
+                used = _used(before, samples)
+                # A record cut short whose citation still holds lost nothing cited: only those no longer cited count.
+                shortened = tuple(record for record in after.records_shortened
+                                  if record in used and record not in _used(after, samples)) \
+                    if axis == "record_tokens" else ()
+                found.append(SweepChange(from_=fuller, to=cut, action_from=before.action, action_to=after.action,
+                                         requirements_flipped=_flips(was, now),
+                                         records_lost=tuple(record for record in after.records_cut if record in used),
+                                         records_shortened=shortened))
     return tuple(found)
+
+
+def _others(cell: SweepCell, axis: str) -> tuple[object, ...]:
+    return (cell.format, *(getattr(cell, name) for name in AXES if name != axis))
+
+
+def _cutness(cell: SweepCell, axis: str) -> float:
+    """How much of the bundle the cell leaves out along ``axis`` (smaller: fuller)."""
+    if axis == "budget":
+        return -len(cell.records_kept)
+    value = getattr(cell, axis)
+    return 0.0 if value is None else 1.0 / value
 
 
 def _typical(cell: SweepCell, samples: Sequence[TrialSample]) -> AnswerabilityAssessment | None:
@@ -107,9 +137,8 @@ def _norm(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def _lost(before: SweepCell, after: SweepCell, samples: Mapping[str, Sequence[TrialSample]]) -> tuple[str, ...]:
-    """Records the fuller cell's accepted citations used (in its repeats of its typical action) that ``after`` cut."""
-    used = {str(record_id) for sample in samples.get(before.key, ()) if sample.assessment is not None
-            and sample.assessment.recommended_action == before.action
+def _used(cell: SweepCell, samples: Mapping[str, Sequence[TrialSample]]) -> set[str]:
+    """Records the cell's accepted citations used (in its repeats of its typical action)."""
+    return {str(record_id) for sample in samples.get(cell.key, ()) if sample.assessment is not None
+            and sample.assessment.recommended_action == cell.action
             for item in sample.assessment.requirements for record_id in item.evidence_ids}
-    return tuple(record for record in after.records_cut if record in used)

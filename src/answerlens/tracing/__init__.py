@@ -53,13 +53,31 @@ def _tracer() -> Tracer | None:
     tracer = None
     if not _plainly_off():
         decided = status()
-        if decided.on:
-            from answerlens.tracing.otel import Tracer, own_provider
-            from answerlens.tracing.settings import Capture
-
-            tracer = Tracer(own_provider(decided) if decided.own_provider else None, Capture.from_env())
+        if decided.warn:
+            _off(decided.reason)
+        elif decided.on:
+            tracer = _started(decided)
     _decided["tracer"] = tracer
     return tracer
+
+
+def _started(decided: TracingStatus) -> Tracer | None:
+    """The tracer of a decided status; None, with one warning, when the SDK refuses a setting we did not foresee
+    (an assessment is never failed by its tracing)."""
+    from answerlens.tracing.otel import Tracer, own_provider
+    from answerlens.tracing.settings import Capture
+
+    try:
+        return Tracer(own_provider(decided) if decided.own_provider else None, Capture.from_env())
+    except Exception as exc:  # noqa: BLE001 - whatever the SDK raises for a setting, tracing stops, not the caller
+        _off(f"the OpenTelemetry SDK refused a setting ({type(exc).__name__}: {str(exc)[:200]})")
+        return None
+
+
+def _off(reason: str) -> None:
+    import logging
+
+    logging.getLogger("answerlens.tracing").warning("answerlens: tracing is off: %s", reason)
 
 
 def flush(timeout_millis: int = 10_000) -> bool:

@@ -96,14 +96,18 @@ class Tracer:
         return flush(timeout_millis) if flush is not None else True
 
     def start(self, name: str, attributes: dict[str, Any]) -> LiveSpan:
-        return LiveSpan(self._tracer.start_span(name, attributes=attributes))
+        return LiveSpan(self._tracer.start_span(name, attributes=attributes), self.capture)
+
+
+HIDDEN = "message hidden: OPENINFERENCE_HIDE_* is set, and it may quote the request or the reply"
 
 
 class LiveSpan:
     """One started span: current while its work runs, recording what fails, ended once."""
 
-    def __init__(self, span: trace_api.Span) -> None:
+    def __init__(self, span: trace_api.Span, capture: Capture | None = None) -> None:
         self.span = span
+        self.capture = capture if capture is not None else Capture()
 
     def record(self, attributes: dict[str, Any]) -> None:
         self.span.set_attributes(attributes)
@@ -119,6 +123,10 @@ class LiveSpan:
                    kind if isinstance(kind, str) else None)
 
     def error(self, type_name: str, message: str, kind: str | None = None) -> None:
+        """Status ERROR and an ``exception`` event; under content hiding the message (a server's body may echo the
+        question or the context) gives way to the kind of failure."""
+        if self.capture.hides_content:
+            message = f"{kind or type_name}: {HIDDEN}"
         self.span.set_status(Status(StatusCode.ERROR, message))
         self.span.add_event("exception", {"exception.type": type_name, "exception.message": message,
                                           "exception.escaped": True})

@@ -9,16 +9,19 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from answerlens.audit import canonical_json_ascii, sha256_text
-from answerlens.errors import BundleError, DatasetError, describe_validation, json_problem
-from answerlens.json_reader import MB
+from answerlens.errors import AnswerlensError, BundleError, DatasetError, describe_validation, json_problem
+from answerlens.json_reader import PACK_FEWER, read_bytes
 from answerlens.loading import MAX_BUNDLE_BYTES, load_bundle
 from answerlens.records import MemoryBundle
 from answerlens.trials.log import AnswerLabel, QuestionLabel
+
+if TYPE_CHECKING:
+    from answerlens.trials.result import TrialResult
 
 
 class TrialCase(BaseModel):
@@ -79,12 +82,8 @@ class Dataset:
 def load_dataset(path: Path | str) -> Dataset:
     """Read and validate a whole JSON or JSONL dataset up front; errors name the case and field."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DatasetError(f"{path}: cannot read dataset ({exc.strerror})") from None
-    if len(data) > MAX_BUNDLE_BYTES:
-        raise DatasetError(f"{path}: dataset is {len(data) / MB:.1f} MB; the limit is {MAX_BUNDLE_BYTES / MB:.0f} MB")
+    data = read_bytes(path, max_bytes=MAX_BUNDLE_BYTES, remedy="split it into smaller datasets",
+                      error=lambda message, label: DatasetError(f"{label}: {message}"))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -155,10 +154,28 @@ def _case_bundle(dataset_path: Path, case: TrialCase,
     if isinstance(case.bundle, str):
         bundle_path = (dataset_path.parent / case.bundle).resolve()
         if bundle_path not in files:
-            try:
-                data = bundle_path.read_bytes()
-            except OSError as exc:
-                raise BundleError(f"cannot read {case.bundle} ({exc.strerror})") from None
+            data = read_bytes(bundle_path, max_bytes=MAX_BUNDLE_BYTES, remedy=PACK_FEWER,
+                              error=lambda message, label: BundleError(f"cannot read {case.bundle}: {message}"))
             files[bundle_path] = (load_bundle(bundle_path), hashlib.sha256(data).hexdigest())
         return files[bundle_path]
     return load_bundle(case.bundle, name="inline bundle"), None
+
+
+def run_dataset(result: TrialResult, cwd: Path) -> Dataset | str:
+    """The dataset a run of ours used, reloaded and checked against its sha256; or why it cannot be."""
+    if result.dataset is None:
+        return ("upstream result files name their bundles (artifact files) but do not contain them, so the "
+                "context cannot be shown")
+    where, sha = result.dataset.path, result.dataset.sha256
+    path = Path(where)
+    if not path.is_absolute():
+        path = cwd / path
+    if not path.is_file():
+        return f"the dataset {where} is not there any more, so the bundles cannot be found"
+    try:
+        dataset = load_dataset(path)
+    except AnswerlensError as exc:
+        return f"the dataset {where} no longer loads: {exc}"
+    if dataset.sha256 != sha:
+        return f"the dataset {where} changed since the run (sha256 {dataset.sha256[:12]}… ≠ {sha[:12]}…)"
+    return dataset

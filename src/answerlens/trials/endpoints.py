@@ -20,6 +20,7 @@ from typing import Any
 from answerlens.config import AnswerabilityConfig, refuse_userinfo, shown_url
 from answerlens.errors import AnswerabilityError, TrialError
 from answerlens.evaluator import Answer, AnswerabilityEvaluator
+from answerlens.json_reader import MB, read_text
 from answerlens.providers.engine import ProgressCallback
 
 EvaluatorFactory = Callable[..., AnswerabilityEvaluator]
@@ -120,10 +121,9 @@ _COMMENT = re.compile(r"(?:^|\s)#")
 def read_endpoints(path: Path) -> list[str]:
     """An endpoints file: one base URL a line; blank lines and ``#`` comments are skipped. A URL with a user name
     or password is refused (naming the line, never repeating it)."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TrialError(f"{path}: cannot read the endpoints file ({exc})") from None
+    lines = read_text(path, max_bytes=MB, remedy="an endpoints file lists base URLs, one a line",
+                      error=lambda message, label: TrialError(f"{label}: cannot read the endpoints file ({message})"),
+                      ).splitlines()
     urls = [_COMMENT.split(line, maxsplit=1)[0].strip() for line in lines]
     for number, url in enumerate(urls, start=1):
         try:

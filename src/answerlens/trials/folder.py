@@ -9,11 +9,10 @@ flight; rerunning resumes after checking every saved sample belongs to the same 
 from __future__ import annotations
 
 import json
-import os
 import re
-import threading
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
@@ -21,10 +20,15 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from answerlens import storage
 from answerlens.audit import configuration_sha256, manifest_sha256, sha256_text
 from answerlens.config import AnswerabilityConfig
-from answerlens.errors import TrialError, describe_validation
+from answerlens.errors import StorageError, TrialError, describe_validation
+from answerlens.json_reader import MB, read_text
 from answerlens.prompts import prompt_for
+from answerlens.storage import replace_file as replace_file  # re-exported: the run folder's writers live there now
+from answerlens.storage import sync_directory as sync_directory
+from answerlens.storage import write_atomically
 from answerlens.trials.dataset import Dataset, LoadedCase
 from answerlens.trials.gates import Gate, Threshold, default_gates, evaluate_gates
 from answerlens.trials.log import ResultKind, TrialSample, round_trip_problem
@@ -42,6 +46,14 @@ from answerlens.trials.summary import summarize
 SAMPLES = "samples"
 MANIFEST = "run.json"
 RESULT = "result.json"
+SAMPLE_MAX_BYTES = 64 * MB
+"""Largest sample file read: one assessment, its reply (at most ``max_reply_bytes``, 8 MiB by default) kept as
+text and parsed, and its second opinion."""
+MANIFEST_MAX_BYTES = 16 * MB
+"""Largest ``run.json`` read (a sweep's holds its question and draft)."""
+RESULT_MAX_BYTES = 1024 * MB
+"""Largest trial ``result.json`` read: every sample of up to 100,000 (a sweep's lists them in short)."""
+NOT_WRITTEN_HERE = "no file a run writes is that large: it is not this run's (move it out of the folder)"
 
 
 def run_identity(dataset: Dataset, config: AnswerabilityConfig, *, repeats: int | None = None,
@@ -81,36 +93,6 @@ def json_text(model: BaseModel, *, exclude: set[str] | None = None) -> str:
     return model.model_dump_json(indent=2, exclude=exclude) + "\n"
 
 
-def temporary_name(name: str) -> str:
-    """Where ``name`` is written before it is renamed into place (``prepare_output`` clears leftovers)."""
-    return f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
-
-
-def replace_file(path: Path, text: str) -> None:
-    """Write a temporary file, fsync it, rename it over ``path``. Durable once the directory is synced too."""
-    tmp = path.with_name(temporary_name(path.name))
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write, fsync, rename over, fsync the directory: the file is either whole or absent."""
-    replace_file(path, text)
-    sync_directory(path.parent)
-
-
-def sync_directory(folder: Path) -> None:
-    """fsync a folder, so that the renames into it survive a crash."""
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
 def write_sample(samples_dir: Path, sample: TrialSample) -> None:
     write_atomically(samples_dir / sample_filename(sample.case_id, sample.repeat), json_text(sample))
 
@@ -121,16 +103,19 @@ def write_result(out: Path, result: TrialResult) -> Path:
     return path
 
 
-def read_saved_json(path: Path) -> Any:
+def read_saved_json(path: Path, max_bytes: int = SAMPLE_MAX_BYTES) -> Any:
+    """A file of a run folder, read through the one reader: a regular file inside its folder, up to ``max_bytes``."""
+    text = read_text(path, max_bytes=max_bytes, inside=path.parent, remedy=NOT_WRITTEN_HERE,
+                     error=lambda message, label: TrialError(f"{label}: {message}"))
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise TrialError(f"{path}: unreadable saved file ({exc}); delete it to rerun that sample") from None
 
 
 def read_manifest(path: Path) -> RunManifest:
     try:
-        return RunManifest.model_validate(read_saved_json(path))
+        return RunManifest.model_validate(read_saved_json(path, MANIFEST_MAX_BYTES))
     except ValidationError as exc:
         raise TrialError(f"{path}: not the manifest of an answerlens run ({describe_validation(exc)})") from None
 
@@ -140,10 +125,12 @@ def prepare_output(out: Path, dataset: Dataset, identity: RunIdentity, repeats: 
     """Create the folder (or check it holds a run of this dataset, configuration, shard and second-opinion
     setting); the samples folder. Call it holding the folder's ``RunLock``: it clears leftover temporary files."""
     samples = out / SAMPLES
+    run_file = out / MANIFEST
+    if not run_file.exists():
+        refuse_foreign_to_trial(out, dataset)
     samples.mkdir(parents=True, exist_ok=True)
     for leftover in samples.glob(".*.tmp"):
         leftover.unlink()  # a write that was killed before its rename (no other runner: the caller holds the lock)
-    run_file = out / MANIFEST
     plain = shard.plain() if shard is not None else None
     if not run_file.exists():
         manifest = RunManifest(dataset=str(dataset.path), repeats=repeats, **dict(identity), shard=plain,
@@ -162,6 +149,69 @@ def prepare_output(out: Path, dataset: Dataset, identity: RunIdentity, repeats: 
             raise TrialError(f"{out} holds a run with a different {name} ({was[:12]}… ≠ {now[:12]}…); refusing to "
                              "mix samples — use a fresh --out directory, or delete this one to start over")
     return samples
+
+
+LOCK = ".lock"
+"""The run lock's file (``trials.lock.RunLock``), there before the folder is prepared."""
+
+
+def foreign_files(out: Path, own: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """What a folder holds that no run wrote, as a fresh run finds it: anything but the lock, a ``samples/`` with
+    no sample (a start killed before ``run.json`` was written) and ``own`` (a dataset kept in its run folder)."""
+    if not out.is_dir():
+        return []
+    found = []
+    for entry in sorted(out.iterdir()):
+        if entry.name == LOCK or entry.name in own:
+            continue
+        if entry.name == SAMPLES and entry.is_dir() and not any(
+                not item.name.endswith(".tmp") for item in entry.iterdir()):
+            continue
+        found.append(entry.name)
+    return found
+
+
+def refuse_foreign(out: Path, kind: str, writes: str, *, own: set[str] | frozenset[str] = frozenset()) -> None:
+    """Refuse a fresh run's folder that holds files it did not write (``TrialError``): the run would overwrite them
+    (a user's ``bundle.json`` or ``result.json``) or mix with them."""
+    names = foreign_files(out, own)
+    if names:
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        raise TrialError(f"{out} holds files a {kind} did not write ({shown}) and no {kind} to resume: a {kind} "
+                         f"writes {writes} there and would overwrite them — choose a new or empty --out directory")
+
+
+@contextmanager
+def refusals_kept(out: Path) -> Iterator[None]:
+    """The machine's refusal of any write of the run in ``out`` as one ``StorageError`` saying how many samples
+    are kept and how to resume; other errors pass unchanged."""
+    try:
+        yield
+    except OSError as exc:
+        refused = _refused(exc, out)
+        if refused is None:
+            raise
+        raise refused from exc
+
+
+def _refused(exc: OSError, out: Path) -> StorageError | None:
+    if not isinstance(exc, StorageError):
+        reason = storage.refusal(exc)
+        if reason is None:
+            return None
+        exc = StorageError(str(exc.filename or out), reason, errno=exc.errno, kept="", resume="")
+    samples = out / SAMPLES
+    saved = sum(1 for _ in samples.glob("*.json")) if samples.is_dir() else 0
+    kept = f"{saved} sample(s) saved in {out} are kept" if saved else f"no sample was saved in {out} yet"
+    then = ": it resumes after the saved samples" if saved else ""
+    return exc.carrying(kept=kept, resume=f"{storage.remedy(exc.errno)}, then rerun the same command{then}")
+
+
+def refuse_foreign_to_trial(out: Path, dataset: Dataset) -> None:
+    """``refuse_foreign`` for a fresh trial (its dataset may sit in the folder: the Trials page keeps an upload
+    there, and ``result.json`` names it)."""
+    own = {dataset.path.name} if dataset.path.parent.resolve() == out.resolve() else set()
+    refuse_foreign(out, "trial", "run.json, result.json and samples/", own=own)
 
 
 def _label(shard: Shard | None) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from answerlens.errors import DatasetError
+from answerlens.json_reader import MB, read_text
 from answerlens.trials.log import STRICT, AnswerLabel, QuestionLabel
 from answerlens.trials.opinions import SecondOpinionSummary
 from answerlens.trials.summary import TrialSummary
@@ -145,9 +146,11 @@ def evaluate_gates(summary: TrialSummary, gates: Mapping[Gate, Threshold]) -> Ga
 
 def load_gates(path: Path) -> dict[Gate, Threshold]:
     """A JSON object mapping gate name to threshold; unknown names and non-numbers are a ``DatasetError``."""
+    text = read_text(path, max_bytes=MB, remedy="a gates file maps a few gate names to thresholds",
+                     error=lambda message, label: DatasetError(f"{label}: cannot read gates ({message})"))
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        data = json.loads(text)
+    except ValueError as exc:
         raise DatasetError(f"{path}: cannot read gates ({exc})") from None
     if not isinstance(data, dict):
         raise DatasetError(f"{path}: gates must be a JSON object mapping gate name to threshold")

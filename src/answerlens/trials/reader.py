@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from answerlens.errors import DatasetError, describe_validation
+from answerlens.json_reader import read_text
 from answerlens.trials import folder
 from answerlens.trials.gates import Gate, GateReport, default_gates, evaluate_gates
 from answerlens.trials.log import (
@@ -43,9 +44,11 @@ def read_trial(source: Path | str) -> TrialResult:
     path = trial_source(source)
     if path.is_dir():
         return _read_folder(path)
+    text = read_text(path, max_bytes=folder.RESULT_MAX_BYTES, inside=path.parent if path != Path(source) else None,
+                     remedy=folder.NOT_WRITTEN_HERE, error=lambda message, label: DatasetError(f"{label}: {message}"))
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise DatasetError(f"{path}: cannot read trial result ({exc})") from None
     return parse_trial(data, str(path))
 

@@ -16,7 +16,8 @@ from types import TracebackType
 
 from pydantic import BaseModel
 
-from answerlens.trials.folder import json_text, replace_file, sync_directory
+from answerlens.storage import replace_file, sync_directory
+from answerlens.trials.folder import json_text
 
 BATCH = 256
 """Most renames one directory fsync covers."""

@@ -11,6 +11,7 @@
     samples     a run's samples against its manifest (the count; unfinished or complete)
     folder      a trial run folder; the saved samples a resume reuses
     notes       replay marks and caveats, for any set of assessments
+    imported    an imported sample's assessment: where its evidence came from, its import block's consistency
     outcome     ``PathCheck``: what a check of a path found
     path        ``verify_path``: which checks apply to a file or folder (``trial_path``: trials, assessments)
 """

@@ -13,6 +13,7 @@ from answerlens.trials.dataset import Dataset
 from answerlens.trials.folder import (
     MANIFEST,
     RESULT,
+    RESULT_MAX_BYTES,
     SAMPLES,
     read_manifest,
     read_sample,
@@ -63,7 +64,7 @@ def check_folder(run: Path, *, bundles: Mapping[str, MemoryBundle] | None = None
     manifest = read_manifest(run / MANIFEST)
     files, problems = _sample_files(run)
     if (run / RESULT).exists():
-        checked = trial_problems(read_saved_json(run / RESULT), bundles=bundles)
+        checked = trial_problems(read_saved_json(run / RESULT, RESULT_MAX_BYTES), bundles=bundles)
         own = manifest.manifest()
         problems += [f"{MANIFEST}: {problem}" for problem in identity_problems(own, manifest.manifest_sha256)] \
             if own is not None else [f"{MANIFEST}: no manifest recorded (written before manifests)"]

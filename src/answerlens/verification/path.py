@@ -46,7 +46,10 @@ def verify_path(path: Path | str, *, bundle: MemoryBundle | Path | str | None = 
         _refuse(bundle, "a sweep carries its bundle (bundle.json): --bundle does not apply")
         _refuse(dataset, "a sweep carries its bundle (bundle.json): --dataset applies to a trial")
         return _sweep(path)
-    return trial_or_assessment(path, bundle=_bundle(bundle), dataset=_dataset(dataset))
+    from answerlens.verification.imported import sample_of
+
+    imported = sample_of(str(bundle)) if isinstance(bundle, (Path, str)) else None  # checked against import blocks
+    return trial_or_assessment(path, bundle=_bundle(bundle), dataset=_dataset(dataset), sample=imported)
 
 
 def is_html(path: Path) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 from answerlens.assessment import AnswerabilityAssessment
@@ -181,7 +182,11 @@ def assessed_answer(assessment: AnswerabilityAssessment, text: str | None) -> st
 
 
 def trial_report(result: TrialResult, *, source: str | None = None) -> str:
-    """The report of a trial result (ours, an unfinished run folder's, or upstream's)."""
+    """The report of a trial result (ours, an unfinished run folder's, or upstream's). A report is made to be
+    sent: its dataset is named by its file name, never by the folders of the machine that ran it."""
+    if result.dataset is not None:
+        shared = result.dataset.model_copy(update={"path": PurePath(result.dataset.path).name})
+        result = result.model_copy(update={"dataset": shared})
     data = TrialData(source=source, result=result.model_dump(mode="json"))
     return render(Envelope(generator=generator(), report=data).model_dump(mode="json"))
 

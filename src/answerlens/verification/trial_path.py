@@ -10,6 +10,7 @@ from typing import Any
 from answerlens.errors import DatasetError, VerificationError
 from answerlens.records import MemoryBundle
 from answerlens.trials.dataset import Dataset
+from answerlens.trials.folder import RESULT_MAX_BYTES
 from answerlens.trials.log import ResultKind, TrialSample
 from answerlens.verification.notes import Notes
 from answerlens.verification.outcome import PathCheck, sample_notes, unresolved
@@ -18,7 +19,9 @@ from answerlens.verification.trial import CheckedTrial
 TRIAL_RUN_KIND = "answerlens-trial-run"
 
 
-def trial_or_assessment(path: Path, *, bundle: MemoryBundle | None, dataset: Dataset | None) -> PathCheck:
+def trial_or_assessment(path: Path, *, bundle: MemoryBundle | None, dataset: Dataset | None,
+                        sample: dict[str, Any] | None = None) -> PathCheck:
+    """``sample``: the JSON of the imported sample given as the bundle, whose import block the assessment's must be."""
     from answerlens.json_reader import read_json
     from answerlens.trials.reader import holds_trial_log
 
@@ -31,9 +34,9 @@ def trial_or_assessment(path: Path, *, bundle: MemoryBundle | None, dataset: Dat
     if path.is_dir():
         if not (path / "result.json").is_file():
             raise VerificationError(f"{path}: a folder that is neither a trial run (run.json) nor a sweep")
-        found = trial_or_assessment(path / "result.json", bundle=bundle, dataset=dataset)
+        found = trial_or_assessment(path / "result.json", bundle=bundle, dataset=dataset, sample=sample)
         return replace(found, path=path)  # a result file kept in a folder of its own
-    data = read_json(path)
+    data = read_json(path, max_bytes=RESULT_MAX_BYTES)  # a trial's result.json may be as large as the reader allows
     if holds_trial_log(data):
         if isinstance(data.get("samples"), list):
             if bundle is not None:
@@ -42,7 +45,7 @@ def trial_or_assessment(path: Path, *, bundle: MemoryBundle | None, dataset: Dat
             return _trial(path, run=None, data=data, dataset=dataset)
         return _sample(path, data, bundle, dataset)
     _no_dataset(dataset)
-    return _assessments(path, data, bundle)
+    return _assessments(path, data, bundle, sample)
 
 
 def _run_folder(path: Path) -> Path | None:
@@ -167,9 +170,12 @@ def _sample(path: Path, data: Any, bundle: MemoryBundle | None, dataset: Dataset
     return PathCheck(path, "trial sample", checked, tuple(problems), notes)
 
 
-def _assessments(path: Path, data: Any, bundle: MemoryBundle | None) -> PathCheck:
-    """An assessment file (or a file that wraps one): verified, with its second opinion when printed with one."""
+def _assessments(path: Path, data: Any, bundle: MemoryBundle | None,
+                 sample: dict[str, Any] | None = None) -> PathCheck:
+    """An assessment file (or a file that wraps one): verified, with its second opinion when printed with one; an
+    imported sample's assessment says where its evidence came from, and its import block is checked."""
     from answerlens.trials.reader import plain_assessments
+    from answerlens.verification.imported import import_checks
     from answerlens.verification.notes import assessment_notes
     from answerlens.verification.opinion import verify_document
 
@@ -180,6 +186,8 @@ def _assessments(path: Path, data: Any, bundle: MemoryBundle | None) -> PathChec
     problems = [problem for item in found for problem in verify_document(item.data, bundle=bundle)]
     from answerlens.second_opinion.document import split_document
 
-    notes = assessment_notes(("", split_document(item.data)[0]) for item in found) + \
+    printed = [split_document(item.data)[0] for item in found]
+    imported, notes = import_checks(printed, sample)
+    notes = assessment_notes(("", assessment) for assessment in printed) + notes + \
         unresolved(len(found), bundle is not None)
-    return PathCheck(path, "assessment", len(found), tuple(problems), notes)
+    return PathCheck(path, "assessment", len(found), (*problems, *imported), notes)

@@ -42,9 +42,9 @@ async def test_plan_store_reopen_and_export(tmp_path: Path) -> None:
     assert path == planned.out
     opened = sweeps.open_sweep(path)
     runs = RunStore(tmp_path / "runs.sqlite3")
-    links = sweeps.cell_runs(opened, runs, "b.json")
-    assert sorted(links) == [2, 3]  # the compact cells; reader without citations is not assessed
-    assert len(runs.runs()) == 2 and sweeps.cell_runs(opened, runs, "b.json") == links  # added once
+    links, problem = sweeps.cell_runs(opened, runs, "b.json")
+    assert sorted(links) == [2, 3] and problem is None  # the compact cells; reader without citations is not assessed
+    assert len(runs.runs()) == 2 and sweeps.cell_runs(opened, runs, "b.json") == (links, None)  # added once
     stored = runs.by_id(links[3])
     assert stored is not None and stored.verdict == "partial"
     assert runs.context(stored.number) == opened.contexts[3] and "Leo Alvarez" not in opened.contexts[3]

@@ -13,10 +13,7 @@ from answerlens.prompts import RawAssessment
 from answerlens.ui.common.runner import READER_FIX
 from answerlens.ui.packing.viewmodel import (
     FORMATS,
-    Rendering,
     assessable_detail,
-    budget_cut,
-    bundle_budget,
     citation_matrix,
     counts_text,
     matrix_html,
@@ -34,7 +31,7 @@ SAMPLE_STEMS = sorted(path.stem for path in SAMPLES.glob("*.json"))
 @pytest.mark.parametrize("stem", SAMPLE_STEMS)
 def test_every_sample_renders_in_every_format(stem: str) -> None:
     renderings = render_all(sample(stem).load())
-    assert [r.format.key for r in renderings] == [f.key for f in FORMATS]
+    assert [r.format for r in renderings] == list(FORMATS)
     assert all(r.error is None for r in renderings)
     assert sum(r.as_packed for r in renderings) == 1
     reader_plain = renderings[1]
@@ -51,10 +48,10 @@ def test_the_packed_format_shows_the_packed_text_and_matches_it(name: str) -> No
 
 
 def test_reader_without_citations_cannot_be_assessed_and_says_how_to_fix_it() -> None:
-    renderings = {r.format.key: r for r in render_all(sample("reader_without_citations").load())}
+    renderings = {r.format.value: r for r in render_all(sample("reader_without_citations").load())}
     plain = renderings["reader_plain"]
     assert plain.as_packed and not plain.assessable and plain.references == 0
-    assert plain.problem is not None and plain.problem.startswith("This reader-format bundle has no citation")
+    assert plain.problem is not None and "This reader-format bundle has no citation" in plain.problem
     assert plain.fix == READER_FIX
     assert [key for key, r in renderings.items() if r.assessable] == ["reader_cited", "auditable", "compact"]
 
@@ -77,7 +74,7 @@ def test_counts_as_prme_counts() -> None:
     ],
 )
 def test_assessable_detail(stem: str, key: str, detail: str) -> None:
-    (rendering,) = [r for r in render_all(sample(stem).load()) if r.format.key == key]
+    (rendering,) = [r for r in render_all(sample(stem).load()) if r.format.value == key]
     assert rendering.assessable and assessable_detail(rendering).startswith(detail)
 
 
@@ -160,53 +157,44 @@ def test_a_packed_context_whose_header_differs_is_flagged() -> None:
     assert packed.matches_packed is False
 
 
-# --- where a token budget cuts -------------------------------------------------------------------------------
-
-FIXTURES = PRME
+# --- the page's setting is a sweep cell's ------------------------------------------------------------------
 
 
-def _packed(name: str) -> Rendering:
-    (packed,) = [r for r in render_all(load_bundle(FIXTURES / "bundles" / f"{name}.json")) if r.as_packed]
-    return packed
+def test_at_a_budget_a_citation_of_a_cut_record_is_discarded_as_the_sweep_discards_it() -> None:
+    item = sample("sweep_budget_cut")
+    renderings = render_all(item.load(), "240")
+    cited = {r.format.value: r for r in renderings}["reader_cited"]
+    assert [str(record)[-1] for record in cited.context.cut] == ["6"] and cited.assessable
+    assert assessable_detail(cited) == "5 citable references"
+    rows, verdicts = citation_matrix(renderings, reply_from(item.recorded_reply))
+    m6 = next(row["reader_cited"] for row in rows if row["token"] == "m6")
+    assert (m6.text, m6.accepted, m6.cut) == ("discarded: unknown_reference (m6 was cut by this setting)", False, True)
+    assert verdicts["reader_cited"] == "partial"
+    html = matrix_html(renderings, reply_from(item.recorded_reply))
+    assert 'data-format-verdict="reader_cited">partial<div class="al-muted" data-format-action="answer_partially">' \
+        "answer partially</div>" in html
+    assert re.search(r'data-format="reader_cited" data-ref="m6" data-cut="true"', html)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, id=n) for n in ("bundle_reader_citations", "bundle_compact",
-                                                                   "bundle_auditable", "bundle_reader_plain")])
-def test_a_budget_of_prmes_own_count_holds_every_record_and_one_less_cuts(name: str) -> None:
-    rendering = _packed(name)
-    bundle = load_bundle(FIXTURES / "bundles" / f"{name}.json")
-    full = budget_cut(rendering, bundle.tokens_used)
-    assert full is not None and full.fits and full.records == bundle.record_count
-    assert full.kept_tokens == bundle.tokens_used and full.first_cut is None
-    short = budget_cut(rendering, bundle.tokens_used - 1)
-    assert short is not None and short.kept == short.records - 1
-    assert short.first_cut == rendering.text.split("\n")[-1]  # the last record is the one cut
-    assert short.kept_tokens <= bundle.tokens_used - 1
+def test_as_packed_every_record_is_kept_and_the_citations_hold() -> None:
+    item = sample("sweep_budget_cut")
+    renderings = render_all(item.load())
+    assert all(not r.context.cut for r in renderings)
+    assert citation_matrix(renderings, reply_from(item.recorded_reply))[1]["reader_cited"] == "answerable"
 
 
-def test_budget_cut_is_the_longest_prefix_that_fits() -> None:
-    rendering = _packed("bundle_reader_citations")
-    lines = rendering.text.split("\n")
-    records = [index for index, line in enumerate(lines) if line.startswith("- ")]
-    for budget in range(0, len(rendering.text) + 2, 7):
-        cut = budget_cut(rendering, budget, count=len)  # characters, so every boundary is easy to check
-        assert cut is not None
-        fits = [k for k in range(len(records) + 1) if k == 0 or len("\n".join(lines[: records[k - 1] + 1])) <= budget]
-        assert cut.kept == max(fits), budget
-        assert cut.first_cut == (lines[records[cut.kept]] if cut.kept < len(records) else None)
+def test_a_depth_and_a_chunk_size_cut_the_renderings_too() -> None:
+    bundle = sample("sweep_budget_cut").load()
+    deep = {r.format.value: r for r in render_all(bundle, top_k=2)}
+    assert all(len(r.context.kept) == 2 for r in deep.values() if r.error is None)
+    short = {r.format.value: r for r in render_all(bundle, record_tokens=4)}
+    assert "cut to its first 4 tokens" in short["compact"].text and short["compact"].context.shortened
 
 
-def test_nothing_rendered_has_no_cut() -> None:
-    (rendering,) = [r for r in render_all(load_bundle({"records": []})) if r.format.key == "compact"]
-    assert budget_cut(rendering, 100) is None
-
-
-def test_bundle_budget_is_the_packers_or_prmes_default() -> None:
-    bundle = load_bundle(FIXTURES / "bundles" / "bundle_reader_citations.json")
-    assert bundle_budget(bundle) == bundle.tokens_used + bundle.budget_remaining
-    assert bundle_budget(load_bundle({"records": [{"text": "x"}]})) == 4096
-
-
+def test_a_budget_that_keeps_nothing_cannot_be_assessed_and_says_so() -> None:
+    renderings = render_all(sample("sweep_budget_cut").load(), "0")
+    assert all(not r.assessable and r.context.kept == () for r in renderings)
+    assert "keeps no record" in (renderings[0].problem or "")
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from answerlens import AnswerabilityConfig
-from answerlens.errors import AnswerabilityError, DatasetError, TrialError
+from answerlens.errors import AnswerabilityError, DatasetError, StorageError, TrialError
 from answerlens.trials.dataset import Dataset, load_dataset
 from answerlens.ui.trials import job as trial_job
 from tests.oracle_server import judgement, oracle_server
@@ -79,6 +79,9 @@ class _Refusal(TrialError):
                                         remedy="start it with `ollama serve`, or use the recorded response"),
                      "The trial stopped: the endpoint failed", "start the model server", id="endpoint"),
         pytest.param(OSError("disk full"), "The trial stopped", "writable", id="os_error"),
+        pytest.param(StorageError("runs/q/samples/a.json", "the disk is full", kept="3 sample(s) saved in runs/q are "
+                                  "kept", resume="free space on that disk, then run it again: it resumes"),
+                     "The trial stopped: the disk refused a write", "free space on that disk", id="disk_full"),
         pytest.param(KeyError("bug"), "Unexpected error (a bug in answerlens)", "server log", id="bug"),
     ],
 )

@@ -13,7 +13,7 @@ import pytest
 from answerlens import AnswerabilityConfig, DatasetError
 from answerlens.engine.runner import run_trial
 from answerlens.html import trial_rows as trial_results
-from answerlens.trials.dataset import load_dataset
+from answerlens.trials.dataset import load_dataset, run_dataset
 from answerlens.trials.log import ResultKind
 from answerlens.trials.reader import read_trial
 from answerlens.ui.trials import sources as trial_sources
@@ -79,7 +79,7 @@ def test_a_sample_finds_its_context_until_the_dataset_changes(tmp_path: Path) ->
     run = _run(tmp_path, {"Which database?": judgement(("Database", "supported", ["m1"])), "Who owns it?": 503})
     report = read_trial(run)
     refs = {ref.question_id: ref for ref in trial_results.samples(report)}
-    dataset = trial_sources.run_dataset(report, tmp_path)
+    dataset = run_dataset(report, tmp_path)
     assert not isinstance(dataset, str)
     target = trial_sources.inspect_target(report, refs["pg"], dataset)
     assert isinstance(target, InspectTarget)
@@ -89,9 +89,9 @@ def test_a_sample_finds_its_context_until_the_dataset_changes(tmp_path: Path) ->
     assert "error" in str(trial_sources.inspect_target(report, refs["owner"], dataset))
 
     (tmp_path / "cases.json").write_text(json.dumps(CASES, indent=2))
-    assert "changed since the run" in str(trial_sources.run_dataset(report, tmp_path))
+    assert "changed since the run" in str(run_dataset(report, tmp_path))
     (tmp_path / "cases.json").unlink()
-    assert "not there any more" in str(trial_sources.run_dataset(report, tmp_path))
+    assert "not there any more" in str(run_dataset(report, tmp_path))
 
 
 def test_an_unfinished_run_directory_names_its_dataset(tmp_path: Path) -> None:
@@ -100,14 +100,14 @@ def test_an_unfinished_run_directory_names_its_dataset(tmp_path: Path) -> None:
     (run / "result.json").unlink()
     report = read_trial(run)
     assert report.kind == ResultKind.RUN
-    assert not isinstance(trial_sources.run_dataset(report, tmp_path), str)
+    assert not isinstance(run_dataset(report, tmp_path), str)
 
 
 def test_upstream_results_have_no_bundles_and_open_by_path_or_upload(tmp_path: Path) -> None:
     upstream = PRME / "trials" / "beam-100k-answerability-dev-v2-results.json"
     shutil.copy(upstream, tmp_path / "beam.json")
     report = trial_sources.open_result("beam.json", tmp_path)
-    assert "do not contain them" in str(trial_sources.run_dataset(report, tmp_path))
+    assert "do not contain them" in str(run_dataset(report, tmp_path))
     assert trial_sources.open_upload(upstream.read_bytes(), "beam.json").summary == report.summary
     with pytest.raises(DatasetError, match="no such file"):
         trial_sources.open_result("'missing.json'", tmp_path)
@@ -118,3 +118,14 @@ def test_an_upload_that_is_not_a_trial_result_says_why() -> None:
         trial_sources.open_upload(b"{", "up.json")
     with pytest.raises(DatasetError, match=r"up\.json: not a trial result"):
         trial_sources.open_upload(b"[]", "up.json")
+
+
+def test_an_upload_is_not_written_into_a_folder_of_other_files(tmp_path: Path) -> None:
+    from answerlens.errors import TrialError
+    from answerlens.ui.trials.sources import keep_upload
+
+    (tmp_path / "notes.txt").write_text("mine\n")
+    with pytest.raises(TrialError, match=r"holds files a trial did not write \(notes.txt\)"):
+        keep_upload(b'[{"id": "a", "question": "q", "label": "answerable", "bundle": {"records": []}}]',
+                    "cases.json", tmp_path)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["notes.txt"]

@@ -88,7 +88,31 @@ def make_config(endpoint: Endpoint) -> AnswerabilityConfig:
     try:
         return AnswerabilityConfig(**fields)
     except ValidationError as exc:
-        raise ValueError(f"invalid endpoint settings: {describe_validation(exc, 'settings')}") from None
+        raise ValueError(settings_problem(exc)) from None
+
+
+LABELS = {"model": "Model", "base_url": "Base URL", "api_key": "API key", "timeout": "Timeout (s, whole call)",
+          "temperature": "Temperature", "seed": "Seed", "num_ctx": "Context window, num_ctx",
+          "max_tokens": "Reply bound, max_tokens", "max_retries": "Re-asks after an invalid reply", "prompt": "Prompt"}
+"""The panel's own label of each setting, as the sidebar shows it."""
+_BOUNDS = {"less_than_equal": ("le", "must be at most {}"), "less_than": ("lt", "must be less than {}"),
+           "greater_than_equal": ("ge", "must be at least {}"), "greater_than": ("gt", "must be more than {}")}
+
+
+def settings_problem(exc: ValidationError) -> str:
+    """What is wrong with the panel's settings, each by its label in the sidebar and in plain words (never
+    pydantic's ``settings.base_url: Value error, …``)."""
+    said = []
+    for error in exc.errors(include_url=False):
+        name = str(error["loc"][0]) if error["loc"] else ""
+        bound = _BOUNDS.get(error["type"])
+        context = error.get("ctx") or {}
+        if bound is not None and bound[0] in context:
+            message = bound[1].format(context[bound[0]])
+        else:
+            message = str(error["msg"]).removeprefix("Value error, ")
+        said.append(f"{LABELS.get(name, name)}: {message}")
+    return "; ".join(said) if said else describe_validation(exc, "settings")
 
 
 def choose(endpoint: Endpoint) -> Choice:

@@ -157,7 +157,9 @@ def _live(prefix: str, provider: str, source: Source | None, recorded: bool) -> 
     settings = Endpoint(provider=provider, model=current or "unset", base_url=base_url.strip() or None,
                         api_key=api_key or None, **fields)
     probe = _choose(settings)
-    if probe.config is None:
+    if probe.config is None:  # the Model field stays as typed while another setting is fixed
+        with model_slot:
+            _model_picker(model_key, current, ())
         return probe
     check = _check(probe.config, source)
     with model_slot:

@@ -22,8 +22,9 @@ def bundle_format_html() -> str:
 <p><strong>A PRME bundle</strong>: a <code>MemoryBundle</code> dumped as JSON (<code>sections</code>,
 <code>rendered_context</code>, <code>context_references</code> …), assessed on its stored context.
 <strong>The simple format</strong>: <code>{"records": [{"text": "…", "speaker": "…", "event_time": "2024-03-05",
-"valid_from": …, "valid_to": …, "epistemic": …, "lifecycle": …, "type": …}], "packing": {"context_format":
-"reader", "context_citations": true}}</code> (only <code>text</code> is needed), or a bare list of records.
+"valid_from": …, "valid_to": …, "epistemic": …, "lifecycle": …, "type": …, "metadata": {…}}], "packing":
+{"context_format": "reader", "context_citations": true}}</code> (only <code>text</code> is needed; <code>metadata</code>
+is kept for audit, never rendered), or a bare list of records.
 <strong>A sample</strong>: <code>{"title", "description", "question", "answer", "bundle", "recorded_reply"}</code>.
 </p><p>Up to 50 MB, UTF-8. A model reply is refused here: give it under <em>Recorded response</em> in the sidebar.
 Example: <code>docs/examples/bundle.json</code>, which the example reply and recording answer.</p></div>""")

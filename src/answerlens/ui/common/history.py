@@ -30,6 +30,9 @@ STORE_KEY = "history.store"
 """A ``RunStore`` to use instead of the default one (tests)."""
 PROBLEM_KEY = "history.problem"
 """The store's first failure since a page last showed it (``take_problem``)."""
+SHOWN_KEY = "history.shown"
+"""A failure of the whole file that a notice showed: code that merely adds to the history (a sweep's cell runs)
+leaves the store alone until a read of it succeeds again (``skipped``), rather than wait on it and warn twice."""
 UNSAVED_KEY = "history.unsaved"
 """The session's current run when it could not be stored (held in memory, number ``UNSAVED``)."""
 UNSAVED = 0
@@ -128,11 +131,23 @@ def take_problem(state: MutableMapping[Any, Any]) -> RunStoreError | None:
     afresh)."""
     found = problem(state)
     state.pop(PROBLEM_KEY, None)
+    if found is not None and found.whole_file:
+        state[SHOWN_KEY] = found
     return found
 
 
-def _failed(state: MutableMapping[Any, Any], exc: RunStoreError) -> None:
+def failed(state: MutableMapping[Any, Any], exc: RunStoreError) -> None:
+    """Keep the store's failure for the page's notice (``take_problem``)."""
     state.setdefault(PROBLEM_KEY, exc)  # the first failure says what is wrong; later ones follow from it
+
+
+_failed = failed
+
+
+def skipped(state: MutableMapping[Any, Any]) -> bool:
+    """Whether code that only adds to the history should leave the store alone: it failed as a whole, now or when
+    a notice last said so, and no read has succeeded since."""
+    return _unusable(state) or SHOWN_KEY in state
 
 
 def _unusable(state: MutableMapping[Any, Any]) -> bool:
@@ -148,10 +163,12 @@ def entries(state: MutableMapping[Any, Any]) -> list[Entry]:
     if _unusable(state):
         return []
     try:
-        return [Entry(run, runs) for run in runs.runs()]
+        listed = [Entry(run, runs) for run in runs.runs()]
     except RunStoreError as exc:
         _failed(state, exc)
         return []
+    state.pop(SHOWN_KEY, None)  # readable again
+    return listed
 
 
 def add(state: MutableMapping[Any, Any], **fields: Any) -> Entry:

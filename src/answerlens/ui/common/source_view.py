@@ -20,6 +20,8 @@ from answerlens.ui.common import examples, inputs, sources
 from answerlens.ui.common.sources import Source
 
 KINDS = ("Sample", "Upload a file", "Paste JSON")
+FROM_A_TRACE = "From a trace"
+"""The kind Inspect adds: a retriever span of an OTLP JSON file or a Phoenix project (``trace_view``)."""
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -55,11 +57,17 @@ def load_sample(path: Path) -> Source | BundleError:
     return _load_path(str(path), stat.st_mtime_ns, stat.st_size)
 
 
-def pick(prefix: str, app_root: Path) -> Source | None:
+def pick(prefix: str, app_root: Path, *, traces: bool = False) -> Source | None:
     """Draw the picker; return the chosen source, or None (with the reason shown) when there is none. It is the
-    first input a page draws, so it first re-sends the values the app put into widgets (``inputs.hold``)."""
+    first input a page draws, so it first re-sends the values the app put into widgets (``inputs.hold``).
+    ``traces`` offers *From a trace* too."""
     inputs.hold(st.session_state)
-    kind = st.radio("Bundle", KINDS, horizontal=True, key=f"{prefix}.source_kind", label_visibility="collapsed")
+    kinds = (*KINDS, FROM_A_TRACE) if traces else KINDS
+    kind = st.radio("Bundle", kinds, horizontal=True, key=f"{prefix}.source_kind", label_visibility="collapsed")
+    if kind == FROM_A_TRACE:
+        from answerlens.ui.common import trace_view
+
+        return trace_view.pick(prefix)
     if kind == "Sample":
         return _pick_sample(prefix, sources.samples_dir(app_root))
     if kind == "Upload a file":

@@ -35,7 +35,7 @@ from answerlens.ui.common.endpoint_view import Choice
 from answerlens.ui.common.inputs import seed
 from answerlens.ui.common.runner import Failure
 from answerlens.ui.common.sources import Source
-from answerlens.ui.inspect import job, viewmodel
+from answerlens.ui.inspect import job, viewmodel, writeback_view
 from answerlens.ui.inspect.history_view import SHOWN
 from answerlens.ui.inspect.viewmodel import Inputs
 
@@ -86,8 +86,10 @@ def _keep(prefix: str, run: runner.Run, source: Source, question: str, answer: s
         return
     st.session_state.pop(failure_key, None)
     label, note = provenance.source_label(run.assessment)
+    origin = source.sample.trace_import if source.sample is not None else None
+    assessment = run.assessment.model_copy(update={"trace_import": origin}) if origin else run.assessment
     entry = history.add(st.session_state, source=source.title, source_name=source.name, question=question.strip(),
-                        answer=answer.strip() if answer else None, assessment=run.assessment,
+                        answer=answer.strip() if answer else None, assessment=assessment,
                         context=source.context, label=label, note=note, seconds=run.seconds, opinion=run.opinion)
     asked: Inputs | None = st.session_state.pop(f"{prefix}.asked", None)
     st.session_state[f"{prefix}.{SHOWN}"] = (entry.number, asked.endpoint if asked is not None else None)
@@ -204,16 +206,19 @@ def show(prefix: str, entry: history.Entry, now: Inputs, *, second_opinion: bool
         shown = opinion if second_opinion else None
         left, right = st.columns([10, 11], gap="medium")
         with left:
-            focus = _verdict(prefix, entry, shown, stale=bool(changes))
+            focus = verdict_block(prefix, entry, shown, stale=bool(changes))
             _downloads(prefix, entry)
+            writeback_view.panel(prefix, entry)  # an imported sample's verdict, onto its span in Phoenix
         with right:
-            _context(prefix, entry, shown, focus)
+            context_block(prefix, entry, shown, focus)
             _audit(entry)
     if st.session_state.pop(f"{prefix}.reveal", False):
         scroll_view.into_view(f'.st-key-{prefix}-result [data-verdict]')
 
 
-def _verdict(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *, stale: bool) -> int | None:
+def verdict_block(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, *, stale: bool) -> int | None:
+    """The verdict, why, the requirements (a radio picks the one to highlight, returned) and the reasoning: what
+    Inspect shows of a result, and what the Review page shows of the item under review."""
     a = entry.assessment
     marks = [mark for mark in (_recording_mark(a), WIRING_MARK if wiring_check(a.provider, a.model) else None)
              if mark]
@@ -257,15 +262,19 @@ def _selected(a: AnswerabilityAssessment, focus: int | None, opinion: SecondOpin
         st.html(opinion_html.detail_html(focus, opinion.requirements[focus], opinion.verifier_note))
 
 
-def _context(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, focus: int | None) -> None:
+def context_block(prefix: str, entry: history.Entry, opinion: SecondOpinion | None, focus: int | None) -> None:
+    """The context exactly as the model saw it, with the citations highlighted (``focus``: one requirement's)."""
     a = entry.assessment
     st.markdown("**Context, exactly as the model saw it**")
     cited_only = st.toggle("Cited lines only", key=f"{prefix}.cited_only", help="fold the lines without citations")
     flagged = {index: opinion_html.flags_by_ref_codes(item) for index, item in enumerate(opinion.requirements)} \
         if opinion is not None else None
     marks = highlight(entry.context, [r.citations for r in a.requirements], only=focus, flagged=flagged,
-                      uncounted=uncounted(a.requirements))
-    st.html(opinion_html.legend_html(second_opinion=opinion is not None))
+                      uncounted=uncounted(a.requirements),
+                      unread=opinion_html.unread_of(opinion, entry.context) if opinion is not None else ())
+    legend = opinion_html.legend_html(marks, entry.context)
+    if legend:  # nothing marked: nothing to explain
+        st.html(legend)
     st.html(viewmodel.context_caption_html(entry, len(marks.lines)))
     if not entry.context:
         st.html(notice_html("info", "The context is empty", "Nothing was packed, so no model was called."))

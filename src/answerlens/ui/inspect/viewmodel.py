@@ -18,6 +18,7 @@ from answerlens.citations import Decision
 from answerlens.explanation import error_text, reason_text
 from answerlens.html.escape import esc
 from answerlens.html.markup import notice_html, paragraph_html, plural
+from answerlens.trace_import import import_facts
 from answerlens.ui.common import exports
 from answerlens.ui.common.exports import Download
 from answerlens.ui.common.history import Entry
@@ -83,7 +84,7 @@ def audit_facts(a: AnswerabilityAssessment, label: str) -> list[tuple[str, Any]]
             facts.append(("tokens", f"prompt {meta.prompt_tokens}, completion {meta.completion_tokens}"))
         if meta.finish_reason:
             facts.append(("finish_reason", meta.finish_reason))
-    return facts
+    return facts + import_facts(a.trace_import)
 
 
 def downloads(a: AnswerabilityAssessment, question: str | None = None,

@@ -20,7 +20,8 @@ from answerlens.ui.trials.job import failure_for
 
 @dataclass(frozen=True)
 class SweepSettings:
-    """What the page asks for: one question (and draft) over one bundle at formats × budgets."""
+    """What the page asks for: one question (and draft) over one bundle at formats × budgets × depths × chunk
+    sizes."""
 
     question: str
     answer: str | None
@@ -30,9 +31,14 @@ class SweepSettings:
     formats: tuple[str, ...]
     budgets: tuple[str, ...]
     repeats: int
-    concurrency: int
+    concurrency: int | None
+    """Requests in flight; None: as many as the server serves at once."""
     second_opinion: bool = False
     """Each assessed sample gets its second opinion (the flags, and the claim verifier when it is installed)."""
+    top_k: tuple[str, ...] = ()
+    """Retrieval depths (none: every record)."""
+    record_tokens: tuple[str, ...] = ()
+    """Chunk sizes (none: whole records)."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +77,8 @@ def start(settings: SweepSettings, *, out: Path, cells: int) -> SweepJob:
         try:
             return await run_sweep(
                 settings.question, settings.bundle, settings.config, out=out, formats=settings.formats,
-                budgets=settings.budgets, answer=settings.answer, repeats=settings.repeats,
+                budgets=settings.budgets, top_k=settings.top_k, record_tokens=settings.record_tokens,
+                answer=settings.answer, repeats=settings.repeats,
                 concurrency=settings.concurrency, progress=report, cancel=cancel, bundle_name=settings.bundle_name,
                 second_opinion=opinion)
         except Exception as exc:  # noqa: BLE001 - the page must show a message, never a traceback

@@ -1,10 +1,12 @@
-"""The Packing page's sweep: settings, live progress and cancel, then the grid (formats × budgets, coloured by
-action; a cell opens its run in Inspect), what changed, every cell, exports, and the stored sweeps with their
-deep link ``?sweep=<id>``."""
+"""The Packing page's sweep: settings, live progress and cancel, then the grid (two axes the user picks, the rest
+filtered; coloured by action; a cell opens its run in Inspect), what changed, every cell, exports, and the stored
+sweeps with their deep link ``?sweep=<id>``."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -12,9 +14,10 @@ from answerlens.errors import AnswerlensError
 from answerlens.html.escape import esc, plain
 from answerlens.html.markup import notice_html
 from answerlens.html.sweep_grid import cells_table, changes_html, grid_html, requirement_tables
+from answerlens.sweeps.result import SweepResult
 from answerlens.sweeps.settings import SweepFormat
-from answerlens.sweeps.view import failure_lines, labels_of
-from answerlens.ui.common import endpoint_view, history
+from answerlens.sweeps.view import AXES, COLUMNS, ROWS, failure_lines, labels_of, swept, value_text, values
+from answerlens.ui.common import endpoint_view, history, history_view
 from answerlens.ui.common.sources import Source
 from answerlens.ui.packing import sweep_job, sweeps
 from answerlens.ui.packing.sweep_job import SweepJob, SweepSettings
@@ -26,8 +29,8 @@ LABELS = {item.value: item.label for item in SweepFormat}
 def section(prefix: str, source: Source | None, examples: Path | None = None) -> None:
     """``examples``: the shipped sweeps (``sample_bundles/sweeps``), listed and opened beside the stored ones."""
     st.subheader("Run a sweep")
-    st.caption("Assess one question at every format × token budget, several times each: does a packing setting "
-               "change the verdict, and which cut record made it change?")
+    st.caption("Assess one question at every format × token budget × depth × chunk size, several times each: does a "
+               "packing setting change the verdict, and which cut record made it change?")
     _follow_link(prefix)
     choice = endpoint_view.panel(prefix, source, recorded=False)
     if source is not None:
@@ -61,8 +64,16 @@ def _form(prefix: str, source: Source, config: object, problem: str | None) -> N
     budgets = right.text_input("Budgets", value="packed, 75%, 50%", key=f"{prefix}.sweep_budgets",
                                help="'packed', a token count, or NN% of the packed context's tokens; comma-separated")
     left, right = st.columns(2)
+    depths = left.text_input("Depths (top k)", key=f"{prefix}.sweep_top_k", placeholder="empty: every record",
+                             help="Keep the first K records in packed order; comma-separated (e.g. 8, 4)")
+    chunks = right.text_input("Chunk sizes (tokens a record)", key=f"{prefix}.sweep_record_tokens",
+                              placeholder="empty: whole records",
+                              help="Cut each record's text to its first N tokens, marked as cut; comma-separated")
+    left, right = st.columns(2)
     repeats = int(left.number_input("Repeats per cell", 1, 50, 3, key=f"{prefix}.sweep_repeats"))
-    concurrency = int(right.number_input("Requests in flight", 1, 16, 2, key=f"{prefix}.sweep_concurrency"))
+    concurrency = int(right.number_input("Requests in flight", 0, 16, 0, key=f"{prefix}.sweep_concurrency",
+                                         help="0: as many as the server serves at once (4 at most); the embedded "
+                                         "model serves 1"))
     opinion = st.toggle("Second opinion", key=f"{prefix}.sweep_second_opinion",
                         help="Every assessed sample gets the second opinion's flags (and the NLI claim verifier's "
                         "result when it is installed); the grid's table counts the flags per cell")
@@ -78,14 +89,16 @@ def _form(prefix: str, source: Source, config: object, problem: str | None) -> N
         _start(prefix, source, SweepSettings(
             question=question.strip(), answer=answer.strip() or None, bundle=source.bundle, bundle_name=source.title,
             config=config, formats=tuple(formats), budgets=tuple(sweeps.parse_budgets(budgets)), repeats=repeats,
-            concurrency=concurrency, second_opinion=opinion))
+            concurrency=concurrency or None, second_opinion=opinion, top_k=tuple(sweeps.parse_budgets(depths)),
+            record_tokens=tuple(sweeps.parse_budgets(chunks))))
 
 
 def _start(prefix: str, source: Source, settings: SweepSettings) -> None:
     try:
         planned = sweeps.plan(settings.question, settings.answer, source.bundle, settings.config,
                               list(settings.formats), list(settings.budgets), settings.repeats, source.title,
-                              sweeps.sweeps_dir(), second_opinion=settings.second_opinion)
+                              sweeps.sweeps_dir(), second_opinion=settings.second_opinion, top_k=settings.top_k,
+                              record_tokens=settings.record_tokens)
     except ValueError as exc:
         st.html(notice_html("error", "The sweep settings cannot be used", str(exc)))
         return
@@ -107,6 +120,9 @@ def _progress(prefix: str) -> None:
         why = job.outcome.stopped.text if job.outcome.stopped is not None else "cancelled"
         st.html(notice_html("warning", f"The sweep stopped before it finished ({why})",
                             f"{job.outcome.new_samples} new sample(s) are kept", "run it again to resume"))
+    if job.outcome is not None and job.outcome.fit is not None and job.outcome.fit.notes:
+        st.html('<div class="al-muted" data-sweep-fit>' + "<br>".join(esc(note) for note in job.outcome.fit.notes)
+                + "</div>")
 
 
 @st.fragment(run_every=1.0)
@@ -183,12 +199,14 @@ def _show(prefix: str, examples: Path | None) -> None:
     if failed:  # first: every figure below leaves these samples out
         why = notice_html("warning", failed[0], items=[line.strip() for line in failed[1:]])
         st.html(f"<div data-sweep-failed>{why}</div>")
-    links = sweeps.cell_runs(opened, history.store(st.session_state), manifest.bundle)
+    links = _cell_links(opened)
     if opened.samples is not None and not opened.samples.complete:
         st.html(notice_html("info", "This sweep has not finished", f"{opened.samples.text}; the grid counts the "
                             "samples saved so far", "run the same sweep again to resume"))
-    st.html(f'<div data-sweep="{esc(ident)}" data-verified="true">'
-            + grid_html(result, link=lambda index: f"./?run={links[index]}" if index in links else None) + "</div>")
+    rows, cols, fixed = _grid_axes(prefix, result)
+    st.html(f'<div data-sweep="{esc(ident)}" data-verified="true" data-grid-rows="{rows}" data-grid-columns="{cols}">'
+            + grid_html(result, link=lambda index: f"./?run={links[index]}" if index in links else None, rows=rows,
+                        cols=cols, fixed=fixed) + "</div>")
     st.caption("A cell opens its run in Inspect (its context at that setting, citations highlighted).")
     st.markdown("**What changed**")
     st.html(changes_html(result, labels_of(opened.recorded.bundle)))
@@ -200,6 +218,39 @@ def _show(prefix: str, examples: Path | None) -> None:
             st.html("".join(f'<div data-cell-requirements><strong>{esc(setting)}</strong>{table}</div>'
                             for setting, table in tables))
     _exports(prefix, ident, opened)
+
+
+def _cell_links(opened: sweeps.Opened) -> dict[int, str]:
+    """The cells' runs in the history, for their Inspect links; a history that cannot keep them costs the links
+    and one notice (unless the page has just shown the store's failure), never the grid."""
+    state = st.session_state
+    if history.skipped(state):
+        return {}
+    links, problem = sweeps.cell_runs(opened, history.store(state), opened.recorded.manifest.bundle)
+    if problem is not None:
+        history.failed(state, problem)
+        history_view.notice()
+    return links
+
+
+def _grid_axes(prefix: str, result: SweepResult) -> tuple[str, str, dict[str, Any]]:
+    """The two axes the grid shows (format × budget unless the user picks others) and a value for each of the rest;
+    a sweep of only formats and budgets asks nothing."""
+    axes = swept(result)
+    if len(axes) <= 2:
+        return ROWS, COLUMNS, {}
+    left, right = st.columns(2)
+    rows = left.selectbox("Grid rows", axes, format_func=AXES.__getitem__, key=f"{prefix}.sweep_rows")
+    others = [axis for axis in axes if axis != rows]
+    cols = right.selectbox("Grid columns", others, format_func=AXES.__getitem__, key=f"{prefix}.sweep_cols",
+                           index=others.index(COLUMNS) if COLUMNS in others else 0)
+    rest = [axis for axis in axes if axis not in (rows, cols)]
+    fixed: dict[str, Any] = {}
+    for column, axis in zip(st.columns(len(rest)), rest, strict=True):
+        choices = values(result, axis)
+        fixed[axis] = column.selectbox(f"Show {AXES[axis]}", choices, key=f"{prefix}.sweep_fix_{axis}",
+                                       format_func=partial(value_text, axis))
+    return rows, cols, fixed
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from answerlens.config import AnswerabilityConfig
+from answerlens.errors import RunStoreError
 from answerlens.html.provenance import source_label
 from answerlens.records import MemoryBundle
 from answerlens.run_store import RunStore, data_dir
 from answerlens.sweeps import folder
+from answerlens.sweeps.cut import contexts_of
 from answerlens.sweeps.reader import Recorded, read_recorded, recompute
 from answerlens.sweeps.result import SweepManifest, SweepResult
-from answerlens.sweeps.run import contexts_of, manifest_for
+from answerlens.sweeps.run import manifest_for
 from answerlens.sweeps.settings import grid
 from answerlens.verification.samples import SampleCount
 from answerlens.verification.sweep import check
@@ -52,9 +54,9 @@ class Plan:
 
 def plan(question: str, answer: str | None, bundle: MemoryBundle, config: AnswerabilityConfig,
          formats: Sequence[str], budgets: Sequence[str], repeats: int, name: str, root: Path, *,
-         second_opinion: bool = False) -> Plan:
+         second_opinion: bool = False, top_k: Sequence[str] = (), record_tokens: Sequence[str] = ()) -> Plan:
     """Where the sweep goes and how many calls it makes; ``ValueError`` for bad settings."""
-    settings = grid(formats, budgets)
+    settings = grid(formats, budgets, top_k, record_tokens)
     manifest = manifest_for(question, answer, bundle, settings, config, repeats, name, second_opinion)
     contexts = contexts_of(bundle, settings)
     ident = sweep_id(manifest)
@@ -62,7 +64,8 @@ def plan(question: str, answer: str | None, bundle: MemoryBundle, config: Answer
 
 
 def parse_budgets(text: str) -> list[str]:
-    """``"packed, 75%, 1200"`` -> its budgets (each checked when the grid is built)."""
+    """``"packed, 75%, 1200"`` -> its budgets (each checked when the grid is built); depths and chunk sizes are
+    typed the same way (``"8, 4"``)."""
     return [part.strip() for part in re.split(r"[,\s]+", text) if part.strip()]
 
 
@@ -132,29 +135,38 @@ def open_sweep(path: Path) -> Opened:
                   checked.problems, checked.samples)
 
 
-def cell_runs(opened: Opened, runs: RunStore, title: str) -> dict[int, str]:
+def cell_runs(opened: Opened, runs: RunStore, title: str) -> tuple[dict[int, str], RunStoreError | None]:
     """Each assessed cell's first sample with the cell's most frequent action, kept in the run store (added when
-    missing) so Inspect opens it with its context: cell index -> ``evaluation_id``."""
+    missing) so Inspect opens it with its context: cell index -> ``evaluation_id``; and the store's failure, if it
+    failed. A store that cannot be used costs the cells their links, never the grid: one that fails as a whole is
+    not asked again, one that cannot keep a run (full, too big) still links the cells it holds."""
     result, manifest = opened.result, opened.recorded.manifest
-    links = {}
+    links: dict[int, str] = {}
+    problem: RunStoreError | None = None
     for index, cell in enumerate(result.cells):
         sample = next((item for item in result.samples_of(index) if item.assessment is not None
                        and item.assessment.recommended_action == cell.action), None)
         if sample is None or sample.assessment is None:
             continue
         assessment = sample.assessment
-        if runs.by_id(assessment.evaluation_id) is None:
-            runs.add(assessment=assessment, question=manifest.question, answer=manifest.answer,
-                     context=opened.contexts[index], source=f"{title} · sweep {cell.key}",
-                     label=f"{source_label(assessment)[0]} (sweep cell {cell.key})",
-                     note=f"a cell of the packing sweep of {title}: {cell.key}", seconds=sample.latency_ms / 1000)
+        try:
+            if runs.by_id(assessment.evaluation_id) is None:
+                runs.add(assessment=assessment, question=manifest.question, answer=manifest.answer,
+                         context=opened.contexts[index], source=f"{title} · sweep {cell.key}",
+                         label=f"{source_label(assessment)[0]} (sweep cell {cell.key})",
+                         note=f"a cell of the packing sweep of {title}: {cell.key}", seconds=sample.latency_ms / 1000)
+        except RunStoreError as exc:
+            problem = problem or exc
+            if exc.whole_file:
+                break
+            continue
         links[index] = assessment.evaluation_id
-    return links
+    return links, problem
 
 
-CSV_COLUMNS = ("format", "budget", "budget_tokens", "tokens_used", "records_kept", "records_cut", "assessable",
-               "reason", "action", "actions", "verdicts", "stable", "errors", "median_latency_ms",
-               "second_opinion_flags")
+CSV_COLUMNS = ("format", "budget", "top_k", "record_tokens", "budget_tokens", "tokens_used", "records_kept",
+               "records_cut", "records_shortened", "assessable", "reason", "action", "actions", "verdicts", "stable",
+               "errors", "median_latency_ms", "second_opinion_flags")
 
 
 def csv_text(result: SweepResult) -> str:
@@ -163,9 +175,14 @@ def csv_text(result: SweepResult) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for cell in result.cells:
-        writer.writerow([cell.format, cell.budget, cell.budget_tokens, cell.tokens_used, len(cell.records_kept),
-                         len(cell.records_cut), cell.assessable, cell.reason or "",
+        writer.writerow([cell.format, cell.budget, _blank(cell.top_k), _blank(cell.record_tokens), cell.budget_tokens,
+                         cell.tokens_used, len(cell.records_kept), len(cell.records_cut), len(cell.records_shortened),
+                         cell.assessable, cell.reason or "",
                          cell.action.value if cell.action else "", json.dumps(cell.actions), json.dumps(cell.verdicts),
                          cell.stable, cell.errors, cell.latency_ms if cell.latency_ms is not None else "",
                          json.dumps(cell.flags) if cell.flags is not None else ""])
     return out.getvalue()
+
+
+def _blank(value: int | None) -> int | str:
+    return "" if value is None else value

@@ -1,4 +1,5 @@
-"""The Packing page's widgets: the four renderings side by side, and a reply's citations under each."""
+"""The Packing page's widgets: the setting (budget, depth, chunk size) the four renderings are cut at, the
+renderings side by side or one at a time, and a reply's citations under each."""
 
 from __future__ import annotations
 
@@ -11,62 +12,70 @@ from answerlens.html.escape import esc, plain
 from answerlens.html.markup import notice_html, plural
 from answerlens.prompts import RawAssessment
 from answerlens.records import MemoryBundle
+from answerlens.sweeps.settings import PACKED, parse_budget
+from answerlens.sweeps.view import cut_text
 from answerlens.ui.common import history, sources
 from answerlens.ui.common.sources import Source
 from answerlens.ui.packing import record_detail
 from answerlens.ui.packing.viewmodel import (
     Rendering,
     assessable_detail,
-    budget_cut,
-    bundle_budget,
     counts_text,
     matrix_html,
     reply_from,
 )
 
-
-def budget_input(prefix: str, bundle: MemoryBundle) -> int:
-    return int(st.number_input("Token budget (tokens the whole context may use)", min_value=0,
-                               value=bundle_budget(bundle), step=256, key=f"{prefix}.budget",
-                               help="Default: what the bundle's packer could spend, else PRME's 4096."))
+LAYOUTS = ("Side by side", "One at a time")
+CAPTION = 'class="al-muted" style="font-size:0.78rem;overflow-wrap:anywhere"'
+"""A caption under a rendering: long labels and record lines wrap inside their column."""
 
 
-def renderings(items: list[Rendering], bundle: MemoryBundle, budget: int | None = None) -> None:
-    columns = st.columns(len(items), gap="small")
-    for column, rendering in zip(columns, items, strict=True):
-        with column:
-            _rendering(rendering, bundle)
-            if budget is not None and rendering.error is None:
-                _budget_line(rendering, budget)
+def setting_inputs(prefix: str) -> tuple[str, int | None, int | None]:
+    """The budget, depth and chunk size the renderings are cut at, as a sweep cell would cut them."""
+    budget_col, depth_col, chunk_col = st.columns([2, 1, 1])
+    typed = budget_col.text_input("Token budget", value=PACKED, key=f"{prefix}.budget",
+                                  help="As a sweep cell: 'packed' (the bundle as it is), a token count the whole "
+                                  "context may use, or NN% of the packed context's tokens. Records are kept in packed "
+                                  "order while the context fits.")
+    depth = int(depth_col.number_input("Depth (top k)", min_value=0, value=0, step=1, key=f"{prefix}.top_k",
+                                       help="Keep the first K records in packed order (0: every record)"))
+    chunk = int(chunk_col.number_input("Chunk size (tokens)", min_value=0, value=0, step=10,
+                                       key=f"{prefix}.record_tokens",
+                                       help="Cut each record's text to its first N tokens, marked as cut in the "
+                                       "context (0: whole records)"))
+    try:
+        budget = parse_budget(typed)
+    except ValueError as exc:
+        st.html(notice_html("error", "Not a budget", str(exc), "the renderings below are as packed"))
+        budget = PACKED
+    return budget, depth or None, chunk or None
 
 
-def _budget_line(rendering: Rendering, budget: int) -> None:
-    cut = budget_cut(rendering, budget)
-    if cut is None:
+def renderings(prefix: str, items: list[Rendering], bundle: MemoryBundle) -> None:
+    """The four renderings: two a row (one a row on a phone), or one at a time in tabs."""
+    layout = st.radio("Layout", LAYOUTS, horizontal=True, key=f"{prefix}.layout", label_visibility="collapsed")
+    if layout == LAYOUTS[1]:
+        for tab, rendering in zip(st.tabs([item.format.label for item in items]), items, strict=True):
+            with tab:
+                _rendering(rendering, bundle)
         return
-    if cut.fits:
-        every = "the" if cut.records == 1 else "all"
-        text = f"a budget of {budget:,} tokens holds {every} {plural(cut.records, 'record')}"
-    else:
-        text = (f"a budget of {budget:,} tokens ends after record {cut.kept} of {cut.records} "
-                f"({cut.kept_tokens:,} tokens); cut here: {_clip(cut.first_cut or '')}")
-    st.html(f'<div class="al-muted" style="font-size:0.78rem" data-budget-cut="{rendering.format.key}" '
-            f'data-kept="{cut.kept}" data-records="{cut.records}">{esc(text)}</div>')
-
-
-def _clip(line: str, limit: int = 160) -> str:
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    for start in range(0, len(items), 2):
+        for column, rendering in zip(st.columns(2, gap="medium"), items[start:start + 2], strict=False):
+            with column:
+                _rendering(rendering, bundle)
 
 
 def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
-    packed = " · as packed" if rendering.as_packed else ""
+    packed = " · the format it was packed in" if rendering.as_packed else ""
     st.markdown(f"**{rendering.format.label}**{packed}")
+    key = rendering.format.value
     if rendering.error is not None:
         st.html(notice_html("error", "Cannot be rendered in this format", rendering.error))
         return
-    counts = counts_text(rendering, bundle)
-    st.html(f'<div class="al-muted" style="font-size:0.78rem" data-counts="{rendering.format.key}">'
-            f"{esc(counts)}</div>")
+    st.html(f'<div {CAPTION} data-counts="{key}">{esc(counts_text(rendering, bundle))}</div>')
+    context = rendering.context
+    st.html(f'<div {CAPTION} data-budget-cut="{key}" data-kept="{len(context.kept)}" '
+            f'data-records="{len(context.kept) + len(context.cut)}">{esc(cut_text(context, bundle))}</div>')
     # st.code shows text as it is: invisible and reordering characters are shown as their codes, like everywhere.
     st.code(plain(rendering.text) or " ", language=None, wrap_lines=True, height=420)
     if rendering.problem is not None:
@@ -78,7 +87,7 @@ def _rendering(rendering: Rendering, bundle: MemoryBundle) -> None:
                             "answerlens renders these records differently from the bundle's rendered_context; "
                             "shown here is the packed text, which is what a model saw"))
     elif rendering.matches_packed:
-        st.html('<div class="al-muted" style="font-size:0.78rem" data-matches-packed="true">'
+        st.html(f'<div {CAPTION} data-matches-packed="true">'
                 "shown as packed; byte for byte what answerlens renders from these records</div>")
 
 

@@ -1,11 +1,12 @@
-"""One bundle's records rendered in every format, whether each can be assessed, and how a reply's
-citations fare under each, as data and as the escaped text and tables the page shows (pure: no streamlit).
+"""One bundle's records in every format, cut by the setting the user picked (a budget, a depth, a chunk size)
+exactly as a sweep cuts them (``sweeps.cut``), whether each can be assessed, and how a reply's citations fare
+under each, as data and as the escaped text and tables the page shows (pure: no streamlit).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -17,44 +18,48 @@ from answerlens.html.markup import cell, outcome_cell, table_html
 from answerlens.prompts import RawAssessment
 from answerlens.recording import looks_like_bundle
 from answerlens.records import ContextFormat, MemoryBundle
-from answerlens.render import render_bundle
+from answerlens.render import reference_labels, render_bundle
+from answerlens.sweeps.cut import CellContext, contexts_of, is_as_packed
+from answerlens.sweeps.settings import PACKED, Setting, SweepFormat
+from answerlens.sweeps.view import ACTION_WORDS
 from answerlens.tokens import token_count
 from answerlens.ui.common.runner import READER_FIX
-from answerlens.verdict import derive_verdict
+from answerlens.verdict import AnswerabilityAction, AnswerabilityVerdict, derive_verdict
 
-
-@dataclass(frozen=True)
-class Format:
-    key: str
-    label: str
-    context_format: ContextFormat
-    citations: bool = False
-
-
-FORMATS = (
-    Format("reader_cited", "reader, citations on", ContextFormat.READER, True),
-    Format("reader_plain", "reader, citations off", ContextFormat.READER, False),
-    Format("auditable", "auditable", ContextFormat.AUDITABLE),
-    Format("compact", "compact", ContextFormat.COMPACT),
-)
+FORMATS = tuple(SweepFormat)
+"""The four formats the page shows, in the sweep's order (reader split by whether its citations are on)."""
 
 
 @dataclass(frozen=True)
 class Rendering:
-    format: Format
-    bundle: MemoryBundle | None
+    """One format's context at the page's setting: the sweep's cell context, and what the page says of it."""
+
+    context: CellContext
     text: str
-    """``render().strip()``: exactly what would be sent and hashed."""
-    error: str | None = None
-    """Why the records could not be rendered in this format."""
+    """The context's exact text: what would be sent and hashed."""
     problem: str | None = None
-    """Why a rendered context cannot be assessed (the exact engine error)."""
+    """Why the context cannot be assessed (the sweep's reason, or the engine's error)."""
     fix: str | None = None
     references: int = 0
     as_packed: bool = False
     """This is the format the bundle was packed in."""
     matches_packed: bool | None = None
-    """For the packed format: whether our rendering equals the packed context byte for byte."""
+    """When the bundle is shown as packed: whether our rendering equals the packed context byte for byte."""
+    cut_refs: Mapping[str, str] = field(default_factory=dict)
+    """Tokens that would cite a record the setting cut (its label, its id) -> its label."""
+
+    @property
+    def format(self) -> SweepFormat:
+        return self.context.setting.format
+
+    @property
+    def bundle(self) -> MemoryBundle | None:
+        return self.context.bundle if self.error is None else None
+
+    @property
+    def error(self) -> str | None:
+        """Why the records could not be rendered in this format at all."""
+        return self.context.reason if not self.context.rendered else None
 
     @property
     def chars(self) -> int:
@@ -81,7 +86,7 @@ def counts_text(rendering: Rendering, bundle: MemoryBundle) -> str:
         counts = f"{rendering.chars:,} characters · {rendering.tokens:,} tokens ({rendering.tokenizer}, as PRME counts)"
     else:
         counts = f"{rendering.chars:,} characters · ≈{rendering.tokens:,} tokens (estimate: 4.2 characters a token)"
-    if rendering.as_packed and bundle.tokenizer and bundle.tokens_used:
+    if rendering.matches_packed is not None and bundle.tokenizer and bundle.tokens_used:
         counts += f" · the packer counted {bundle.tokens_used:,} tokens with {bundle.tokenizer} (exact, as packed)"
     return counts
 
@@ -93,109 +98,34 @@ def assessable_detail(rendering: Rendering) -> str:
     return f"{rendering.references} citable reference{'s' if rendering.references != 1 else ''}"
 
 
-def render_all(bundle: MemoryBundle) -> list[Rendering]:
-    packed_citations = bundle.context_format == ContextFormat.READER and bool(bundle.context_references)
-    return [_render(bundle, fmt, packed_citations) for fmt in FORMATS]
+def render_all(bundle: MemoryBundle, budget: str = PACKED, top_k: int | None = None,
+               record_tokens: int | None = None) -> list[Rendering]:
+    """Every format cut at this setting by the sweep's own cut: the records a sweep cell would keep, the context
+    it would send."""
+    settings = [Setting(format=fmt, budget=budget, top_k=top_k, record_tokens=record_tokens) for fmt in FORMATS]
+    return [_rendering(bundle, context) for context in contexts_of(bundle, settings)]
 
 
-def _render(bundle: MemoryBundle, fmt: Format, packed_citations: bool) -> Rendering:
-    as_packed = fmt.context_format == bundle.context_format and (
-        fmt.context_format != ContextFormat.READER or fmt.citations == packed_citations
-    )
-    try:
-        rendered = render_bundle(bundle, fmt.context_format, context_citations=fmt.citations)
-    except ValueError as exc:
-        return Rendering(fmt, None, "", error=str(exc), as_packed=as_packed)
-    text = rendered.exact_context
+def _rendering(bundle: MemoryBundle, context: CellContext) -> Rendering:
+    fmt = context.setting.format
+    as_packed = is_as_packed(bundle, fmt)
+    labels = reference_labels(bundle)
+    cut_refs = {token: labels.get(record, str(record)) for record in context.cut
+                for token in (labels.get(record, str(record)), str(record))}
+    if not context.rendered:
+        return Rendering(context, "", problem=context.reason, as_packed=as_packed)
+    text = context.bundle.exact_context
     matches = None
-    if as_packed:
-        # Show what the model saw: the packed text, checked byte for byte against our rendering.
-        packed = bundle.exact_context
-        matches = packed == text
-        rendered, text = bundle, packed
-    problem = fix = None
-    try:
-        rendered.ensure_citable()
-    except ValueError as exc:
-        problem, fix = str(exc), READER_FIX
-    references = len(valid_references(rendered, text)) if problem is None else 0
-    if problem is None and rendered.record_count and not references:
+    if context.bundle is bundle:
+        # Shown as packed (what the model saw), checked byte for byte against our rendering of its records.
+        matches = render_bundle(bundle, fmt.context_format, context_citations=fmt.citations).exact_context == text
+    problem = context.reason
+    fix = READER_FIX if problem is not None and fmt is SweepFormat.READER_PLAIN and context.kept else None
+    references = len(valid_references(context.bundle, text)) if problem is None else 0
+    if problem is None and context.bundle.record_count and not references:
         problem = "no citable references: the engine would return insufficient without calling a model"
-    return Rendering(fmt, rendered, text, problem=problem, fix=fix, references=references, as_packed=as_packed,
-                     matches_packed=matches)
-
-
-# --- where a token budget cuts ------------------------------------------------------------------------------
-
-DEFAULT_BUDGET = 4096
-"""PRME's default ``PackingConfig.token_budget``, for bundles that carry no budget of their own."""
-
-
-def bundle_budget(bundle: MemoryBundle) -> int:
-    """The tokens the bundle's packer could spend (``tokens_used + budget_remaining``), else PRME's default."""
-    available = bundle.tokens_used + bundle.budget_remaining
-    return available if bundle.token_budget > 0 and available > 0 else DEFAULT_BUDGET
-
-
-@dataclass(frozen=True)
-class BudgetCut:
-    """How much of a rendered context a token budget holds, counted as PRME counts (the whole prefix)."""
-
-    budget: int
-    records: int
-    kept: int
-    """Records, in the order shown, whose context prefix fits the budget."""
-    kept_tokens: int
-    """Tokens of the context up to and including the last kept record (the empty prefix when none fit)."""
-    first_cut: str | None
-    """The first record line the budget cannot hold, or None when every record fits."""
-
-    @property
-    def fits(self) -> bool:
-        return self.kept == self.records
-
-
-def budget_cut(rendering: Rendering, budget: int, count: Callable[[str], int] | None = None) -> BudgetCut | None:
-    """Where ``budget`` tokens end in this rendering: the longest run of records, in the order shown, whose
-    context prefix (notice, header, section lines and records so far) counts at most ``budget`` tokens, as
-    PRME checks a packed context as a whole. None when there is nothing rendered.
-
-    Records after the cut are what this budget cannot hold here; PRME's packer picks by priority, not by
-    position, so it would drop its lowest-priority records instead. ``count`` defaults to ``token_count``.
-    """
-    if rendering.bundle is None:
-        return None
-    counter = count or (lambda text: token_count(text)[0])
-    lines = rendering.text.split("\n")
-    ends = _record_line_ends(rendering.bundle, len(lines))
-    if ends is None:
-        return None
-    low, high = 0, len(ends)  # the answer is the largest k in [low, high] whose prefix fits
-    while low < high:
-        middle = (low + high + 1) // 2
-        if counter("\n".join(lines[: ends[middle - 1]])) <= budget:
-            low = middle
-        else:
-            high = middle - 1
-    kept_tokens = counter("\n".join(lines[: ends[low - 1]])) if low else 0
-    first_cut = lines[ends[low] - 1] if low < len(ends) else None
-    return BudgetCut(budget, len(ends), low, kept_tokens, first_cut)
-
-
-def _record_line_ends(bundle: MemoryBundle, line_count: int) -> list[int] | None:
-    """For each record, the number of context lines up to and including it (sections in order, one line
-    each, after the notice, guidance and header lines)."""
-    body = sum(1 + len(candidates) for candidates in bundle.sections.values())
-    position = line_count - body
-    if not bundle.sections or position < 1:
-        return None
-    ends = []
-    for candidates in bundle.sections.values():
-        position += 1  # the [section] line
-        for _ in candidates:
-            position += 1
-            ends.append(position)
-    return ends
+    return Rendering(context, text, problem=problem, fix=fix, references=references, as_packed=as_packed,
+                     matches_packed=matches, cut_refs=cut_refs)
 
 
 # --- a reply's citations under each format ------------------------------------------------------------
@@ -239,20 +169,30 @@ class Outcome:
 
     text: str
     accepted: bool | None = None
+    cut: bool = False
+    """Discarded because the setting cut the record it cites."""
 
 
 def citation_matrix(renderings: list[Rendering], reply: RawAssessment) -> tuple[list[dict[str, Any]], dict[str, str]]:
-    """Rows (requirement, token, then one outcome per format key) and each format's resulting verdict."""
+    """Rows (requirement, token, then one outcome per format) and each format's resulting verdict, judged over each
+    format's context at the page's setting: a citation of a record the setting cut is discarded, as the sweep's
+    engine discards it, and says it was cut."""
+    rows, outcomes = _matrix(renderings, reply)
+    return rows, {key: found[0].value if found else "cannot be assessed" for key, found in outcomes.items()}
+
+
+def _matrix(renderings: list[Rendering], reply: RawAssessment) -> tuple[
+        list[dict[str, Any]], dict[str, tuple[AnswerabilityVerdict, AnswerabilityAction] | None]]:
     rows: list[dict[str, Any]] = []
-    statuses: dict[str, list[Any]] = {r.format.key: [] for r in renderings}
-    checks = {r.format.key: _checks(r, reply) for r in renderings}
+    statuses: dict[str, list[Any]] = {r.format.value: [] for r in renderings}
+    checks = {r.format.value: _checks(r, reply) for r in renderings}
     for index, item in enumerate(reply.requirements):
         tokens = item.evidence_refs or [""]
         for position, token in enumerate(tokens):
             row: dict[str, Any] = {"requirement": index, "text": item.requirement, "claimed": item.status.value,
                                    "token": token if item.evidence_refs else "(no citation)"}
             for rendering in renderings:
-                key = rendering.format.key
+                key = rendering.format.value
                 checked = checks[key]
                 if checked is None:
                     row[key] = Outcome("cannot be assessed")
@@ -266,13 +206,12 @@ def citation_matrix(renderings: list[Rendering], reply: RawAssessment) -> tuple[
                 if decision.decision == Decision.ACCEPTED:
                     row[key] = Outcome(f"accepted → {decision.ref}", True)
                 else:
-                    row[key] = Outcome(f"discarded: {decision.reason.value if decision.reason else '?'}", False)
+                    label = rendering.cut_refs.get(decision.normalized)
+                    why = f" ({label} was cut by this setting)" if label else ""
+                    row[key] = Outcome(f"discarded: {decision.reason.value if decision.reason else '?'}{why}", False,
+                                       cut=label is not None)
             rows.append(row)
-    verdicts = {
-        key: derive_verdict(found)[0].value if checks[key] is not None else "cannot be assessed"
-        for key, found in statuses.items()
-    }
-    return rows, verdicts
+    return rows, {key: derive_verdict(found) if checks[key] is not None else None for key, found in statuses.items()}
 
 
 def _checks(rendering: Rendering, reply: RawAssessment) -> list[Any] | None:
@@ -291,8 +230,8 @@ def _checks(rendering: Rendering, reply: RawAssessment) -> list[Any] | None:
 def matrix_html(renderings: list[Rendering], reply: RawAssessment) -> str:
     """The matrix as a table: one row per cited token (requirements numbered from 1, ``data-requirement`` keeps the
     0-based index), one outcome cell per format, then each format's verdict; it scrolls sideways on a phone."""
-    rows, verdicts = citation_matrix(renderings, reply)
-    keys = [r.format.key for r in renderings]
+    rows, verdicts = _matrix(renderings, reply)
+    keys = [r.format.value for r in renderings]
     head = ["#", "requirement", "claimed", "cited token", *(r.format.label for r in renderings)]
     body = []
     for row in rows:
@@ -300,10 +239,21 @@ def matrix_html(renderings: list[Rendering], reply: RawAssessment) -> str:
                  cell(row["claimed"]), cell(row["token"])]
         for key in keys:
             outcome = row[key]
+            cut = ' data-cut="true"' if outcome.cut else ""
             cells.append(outcome_cell(outcome.text, outcome.accepted,
-                                      f'data-format="{key}" data-ref="{esc(row["token"])}"'))
+                                      f'data-format="{key}" data-ref="{esc(row["token"])}"{cut}'))
         body.append("".join(cells))
-    verdict_cells = [cell(""), cell("verdict under this format"), cell(""), cell("")]
-    verdict_cells += [cell(verdicts[key], f'data-format-verdict="{key}"') for key in keys]
+    verdict_cells = [cell(""), cell("verdict under this format (the action a sweep cell would count)"), cell(""),
+                     cell("")]
+    verdict_cells += [_verdict_cell(key, verdicts[key]) for key in keys]
     body.append("".join(verdict_cells))
     return f'<div class="al-scroll">{table_html(head, body)}</div>'
+
+
+def _verdict_cell(key: str, found: tuple[AnswerabilityVerdict, AnswerabilityAction] | None) -> str:
+    """The verdict, and the action it leads to in the sweep's words (``partial`` · ``answer partially``)."""
+    if found is None:
+        return cell("cannot be assessed", f'data-format-verdict="{key}"')
+    verdict, action = found
+    return (f'<td data-format-verdict="{key}">{esc(verdict.value)}<div class="al-muted" '
+            f'data-format-action="{action.value}">{esc(ACTION_WORDS[action.value])}</div></td>')

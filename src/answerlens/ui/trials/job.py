@@ -15,7 +15,14 @@ from pathlib import Path
 
 from answerlens.config import AnswerabilityConfig
 from answerlens.engine.runner import Progress, TrialOutcome, run_trial
-from answerlens.errors import AnswerabilityError, AnswerlensError, DatasetError, TrialError, TrialLockError
+from answerlens.errors import (
+    AnswerabilityError,
+    AnswerlensError,
+    DatasetError,
+    StorageError,
+    TrialError,
+    TrialLockError,
+)
 from answerlens.providers.engine import CallProgress
 from answerlens.trials import limits
 from answerlens.trials.dataset import Dataset
@@ -91,6 +98,9 @@ def failure_for(exc: Exception, run: str = "trial") -> Failure:
     if isinstance(exc, AnswerabilityError):
         return Failure(f"The {run} stopped: the endpoint failed", trial_message(str(exc)), trial_remedy(exc.kind),
                        exc.kind)
+    if isinstance(exc, StorageError):  # the machine refused a write: the file, what is kept, how to resume
+        return Failure(f"The {run} stopped: the disk refused a write", f"cannot write {exc.path}: {exc.reason}; "
+                       f"{exc.kept}", exc.resume, "storage")
     if isinstance(exc, (AnswerlensError, OSError)):
         return Failure(f"The {run} stopped", f"{type(exc).__name__}: {exc}",
                        "check the output directory is writable and the endpoint is reachable; rerun to resume "

@@ -16,21 +16,23 @@ from answerlens.html.escape import esc
 from answerlens.html.markup import cell, notice_html, outcome_cell, table_html
 from answerlens.html.trial_rows import Stat
 from answerlens.local_model import WIRING_MARK, wiring_check
-from answerlens.trials.dataset import Dataset
+from answerlens.review.labels import LabelStore
+from answerlens.trials.dataset import Dataset, run_dataset
 from answerlens.trials.failures import ErrorGroup
 from answerlens.trials.gates import GateReport
 from answerlens.trials.log import ResultKind
 from answerlens.trials.nodes import NodeStats
 from answerlens.trials.result import TrialResult
-from answerlens.ui.common import filters_view
+from answerlens.ui.common import filters_view, history
 from answerlens.ui.common import report_file as report_download
 from answerlens.ui.common.local_model import CAVEAT
+from answerlens.ui.review import agreement_view
+from answerlens.ui.review import view as review_view
 from answerlens.ui.trials import opinions, sample_view
 from answerlens.ui.trials import report_model as model
 from answerlens.ui.trials import tables as trial_tables
 from answerlens.ui.trials.errors import trial_message, trial_remedy, where
 from answerlens.ui.trials.run_view import Shown
-from answerlens.ui.trials.sources import run_dataset
 
 ENTRIES = 8
 """Results kept built: the example, and a few opened or run in this app's sessions."""
@@ -82,6 +84,9 @@ def show(prefix: str, shown: Shown, samples_dir: Path, cwd: Path) -> None:
     _errors(built.groups)
     _nodes(built.nodes)
     opinions_section(prefix, shown, cwd)
+    with st.expander("Agreement with people's labels"):
+        agreement_view.trial(prefix, shown.key, result, shown.origin, cwd,
+                             review_view.labels(LabelStore(history.store(st.session_state))))
     _tables(prefix, built)
     sample_view.sample(prefix, shown, built.refs, samples_dir, cwd)
 

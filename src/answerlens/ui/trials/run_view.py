@@ -18,7 +18,7 @@ from answerlens.html.escape import esc
 from answerlens.html.markup import notice_html
 from answerlens.html.trial_rows import counted
 from answerlens.trials import limits
-from answerlens.trials.dataset import Dataset, load_dataset
+from answerlens.trials.dataset import Dataset, load_dataset, run_dataset
 from answerlens.trials.reader import read_trial
 from answerlens.trials.result import TrialResult
 from answerlens.ui.common.endpoint_view import Choice
@@ -231,7 +231,7 @@ def _example(path: str, mtime_ns: int, app_root: str) -> Shown | AnswerlensError
         return exc
     # Its dataset path is relative to the repository root: resolved there, wherever the app was started from.
     return Shown(result, f"shipped example sample_bundles/{Path(*EXAMPLE).as_posix()}",
-                 trial_sources.run_dataset(result, Path(app_root)),
+                 run_dataset(result, Path(app_root)),
                  _verified(lambda: trial_sources.verify_result(Path(path))))
 
 

@@ -23,12 +23,13 @@ from answerlens.html.markup import (
     verdict_html,
 )
 from answerlens.html.trial_rows import SampleRef
+from answerlens.trials.dataset import run_dataset
 from answerlens.ui.common import history
 from answerlens.ui.common import source_view as source_picker
 from answerlens.ui.compare import view as compare_view
 from answerlens.ui.trials.errors import trial_message, trial_remedy
 from answerlens.ui.trials.run_view import Shown
-from answerlens.ui.trials.sources import InspectTarget, inspect_target, run_dataset
+from answerlens.ui.trials.sources import InspectTarget, inspect_target
 from answerlens.verification.assessment import verify_assessment
 
 INSPECT_PAGE = "pages/inspect.py"

@@ -14,8 +14,11 @@ from typing import Any
 
 from answerlens.assessment import AnswerabilityAssessment
 from answerlens.audit import sha256_text
-from answerlens.errors import AnswerlensError, DatasetError
+from answerlens.errors import DatasetError
 from answerlens.html.trial_rows import SampleRef
+from answerlens.json_reader import read_bytes
+from answerlens.storage import write_atomically
+from answerlens.trials import folder as trial_folder
 from answerlens.trials.dataset import Dataset, load_dataset
 from answerlens.trials.log import TrialSample
 from answerlens.trials.reader import parse_trial, read_trial
@@ -95,10 +98,12 @@ def keep_upload(data: bytes, name: str, out: Path) -> Dataset:
     """Write the uploaded dataset into the run directory and load it from there, so ``result.json`` names a
     file that outlives the session (the dataset's sha256 is that of the bytes, wherever they sit)."""
     path = out / upload_name(name)
+    if not (out / trial_folder.MANIFEST).exists():  # a fresh run: nothing of the user's is written over or mixed in
+        trial_folder.refuse_foreign(out, "trial", "run.json, result.json and samples/", own={path.name})
     out.mkdir(parents=True, exist_ok=True)
-    if path.exists() and path.read_bytes() != data:
+    if path.exists() and read_bytes(path, inside=out) != data:
         raise DatasetError(f"{path} already holds a different dataset; choose a fresh output directory")
-    path.write_bytes(data)
+    write_atomically(path, data)
     return load_dataset(path)
 
 
@@ -170,26 +175,6 @@ class InspectTarget:
     """The bundle's file, when the case names one."""
     bundle_json: str | None
     """Otherwise the inline bundle, as JSON text."""
-
-
-def run_dataset(result: TrialResult, cwd: Path) -> Dataset | str:
-    """The dataset a run of ours used, reloaded and checked against its sha256; or why it cannot be."""
-    if result.dataset is None:
-        return ("upstream result files name their bundles (artifact files) but do not contain them, so the "
-                "context cannot be shown")
-    where, sha = result.dataset.path, result.dataset.sha256
-    path = Path(where)
-    if not path.is_absolute():
-        path = cwd / path
-    if not path.is_file():
-        return f"the dataset {where} is not there any more, so the bundles cannot be found"
-    try:
-        dataset = load_dataset(path)
-    except AnswerlensError as exc:
-        return f"the dataset {where} no longer loads: {exc}"
-    if dataset.sha256 != sha:
-        return f"the dataset {where} changed since the run (sha256 {dataset.sha256[:12]}… ≠ {sha[:12]}…)"
-    return dataset
 
 
 def inspect_target(result: TrialResult, ref: SampleRef, dataset: Dataset) -> InspectTarget | str:

@@ -1,0 +1,95 @@
+"""``answerlens agreement`` and ``answerlens labels`` end to end: real stores, real files, the exit-code table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from answerlens.cli import main
+from answerlens.review.labels import LabelStore
+from answerlens.run_store import RunStore, default_path
+from answerlens.trials.dataset import load_dataset
+from tests.paths import SAMPLES
+from tests.review.helpers import edit_question, filled, label
+
+PEOPLE = {"answerable_billing_database": "answerable", "partial_checkout_migration": "partial",
+          "insufficient_table_tennis": "insufficient", "conflicting_deploy_freeze": "conflicting",
+          "second_opinion_plan_as_fact": "insufficient"}
+
+
+def _store(path: Path) -> RunStore:
+    runs = filled(path)
+    labels = LabelStore(runs)
+    for stem, verdict in PEOPLE.items():
+        labels.save(label(stem, verdict))
+    labels.save(label("insufficient_table_tennis", "partial", "bob"))
+    return runs
+
+
+def test_agreement_json_has_the_contract_keys_and_reports_void_labels(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    runs = _store(tmp_path / "runs.sqlite3")
+    assert main(["agreement", str(runs.path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {"n", "agreement", "kappa", "kappa_ci", "confusion", "unsafe"} <= set(data)
+    assert data["n"] == 6 and data["agreement"] == 4 / 6  # the plan cited as fact, and bob's partial
+    assert data["confusion"]["answerable"]["insufficient"] == 1
+    assert data["unsafe"]["count"] == 1 and data["unsafe"]["cases"][0].startswith("?run=")
+    assert data["humans"]["pairs"] == 1 and data["humans"]["agreement"] == 0.0
+    assert data["labels"] == {"valid": 6, "void": 0, "unmatched": 0}
+    edit_question(runs.path, 3, "edited")
+    assert main(["agreement", str(runs.path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["labels"] == {"valid": 4, "void": 2, "unmatched": 0} and data["n"] == 4
+    assert all("does not verify" in item["reason"] for item in data["void"])
+
+
+def test_agreement_text_says_too_few_and_names_the_interval(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    runs = _store(tmp_path / "runs.sqlite3")
+    assert main(["agreement", str(runs.path)]) == 0
+    out = capsys.readouterr().out
+    assert "too few labels (under 20)" in out and "Fleiss, Cohen & Everitt (1969)" in out
+    assert "unsafe (judge answerable, people insufficient): 1" in out and "?run=" in out
+    assert "ann – bob: 1 shared, agreement 0%, κ 0.00, 95% interval [0.00, 0.00] (too few labels)" in out
+    assert main(["agreement", str(runs.path), "--min-labels", "5"]) == 0
+    assert "too few labels (under" not in capsys.readouterr().out
+
+
+def test_store_names_the_data_folder_s_run_store(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    _store(default_path())
+    assert main(["agreement", "store", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 6
+
+
+def test_labels_export_and_import_merge_two_reviewers(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    ours = _store(tmp_path / "ours.sqlite3")
+    theirs = RunStore(tmp_path / "theirs.sqlite3")
+    LabelStore(theirs).save(label("conflicting_deploy_freeze", "partial", "cy"))
+    assert main(["labels", "export", "--store", str(theirs.path), "-o", str(tmp_path / "cy.jsonl")]) == 0
+    assert main(["labels", "import", str(tmp_path / "cy.jsonl"), "--store", str(ours.path)]) == 0
+    assert "1 added, 0 replaced" in capsys.readouterr().out
+    assert main(["labels", "export", "--store", str(ours.path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 7 and all(json.loads(line)["assessment_sha256"] for line in lines)
+    assert main(["agreement", str(ours.path), "--labels", str(tmp_path / "cy.jsonl"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 1
+
+
+def test_labels_dataset_writes_a_trial_dataset(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    runs = _store(tmp_path / "runs.sqlite3")
+    out = tmp_path / "reviewed.jsonl"
+    assert main(["labels", "dataset", str(runs.path), "--out", str(out), "--bundles", str(SAMPLES)]) == 0
+    captured = capsys.readouterr()
+    assert "5 case(s) from 6 label(s)" in captured.out and captured.err == ""
+    types = {item.case.question_type for item in load_dataset(out).cases}
+    assert "partial/insufficient" in types, "two reviewers, two verdicts, one dataset label (unanswerable)"
+
+
+def test_bad_input_exits_2(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["agreement", str(tmp_path / "nothing")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    (tmp_path / "bad.jsonl").write_text("{}\n")
+    runs = _store(tmp_path / "runs.sqlite3")
+    assert main(["agreement", str(runs.path), "--labels", str(tmp_path / "bad.jsonl")]) == 2
+    assert "line 1" in capsys.readouterr().err
+    assert main(["labels", "dataset", str(runs.path), "--out", str(tmp_path / "d.json")]) == 2
+    assert "no labelled run could be exported" in capsys.readouterr().err
