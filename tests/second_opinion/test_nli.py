@@ -123,7 +123,7 @@ async def test_too_many_cited_passages_is_a_refusal_note() -> None:
 
 
 async def test_a_passage_the_models_token_limit_cut_is_recorded_and_drawn_as_unread(tiny_model: Path) -> None:
-    from answerlens.second_opinion.verification import verify_second_opinion
+    from answerlens.verification.opinion import verify_second_opinion
 
     from answerlens.html import opinion as opinion_html
     from answerlens.html.highlight import highlight

@@ -5,7 +5,7 @@ Checked, each refusal naming the folder: every shard is a finished sharded run; 
 configuration, prompt, repeats, shard count and case list; each shard number 1..N is given exactly once (a
 missing or duplicated shard is named); each shard holds exactly the samples its number owns (none missing, none
 foreign), so together they hold each sample exactly once; and every sample agrees with its case in the run's
-dataset and the run's configuration, and its assessment re-derives from its case's bundle (``trials.integrity``),
+dataset and the run's configuration, and its assessment re-derives from its case's bundle (``verification.trial``),
 all before anything is written.
 """
 

@@ -122,27 +122,16 @@ class HumanAgreement(BaseModel):
     by_reviewers: tuple[ReviewerPair, ...]
 
 
-class Agreement(BaseModel):
-    """The judge against people (``confusion`` is judge verdict → human verdict → count), and people among
-    themselves; what ``answerlens agreement --json`` prints."""
+class Agreement(Figures):
+    """The judge against people (``confusion`` is judge verdict → human verdict → count: the figures of two raters,
+    the judge first), per-class figures, the unsafe cells, and people among themselves; what ``answerlens
+    agreement --json`` prints."""
 
-    model_config = _MODEL
-
-    n: int
-    agreement: float | None
-    kappa: float | None
-    kappa_ci: tuple[float, float] | None
-    kappa_se: float | None
-    kappa_undefined: str | None
-    interval: str = INTERVAL
-    confusion: dict[str, dict[str, int]]
     classes: tuple[ClassFigures, ...]
     unsafe: Cell
     """The judge said answer (answerable), the person found the evidence insufficient."""
     unsafe_partial: Cell
     """The judge said answer partially, the person found nothing to answer with (DESIGN §14 counts it unsafe too)."""
-    too_few: bool
-    min_labels: int
     humans: HumanAgreement
 
 
@@ -198,12 +187,10 @@ def agreement(pairs: Sequence[Pair], *, humans: Sequence[Sequence[tuple[str, Ans
               min_labels: int = MIN_LABELS) -> Agreement:
     """The judge against people over ``pairs``; ``humans`` lists, per thing labelled, its (reviewer, verdict)s."""
     base = figures([(pair.judge, pair.human) for pair in pairs], min_labels=min_labels)
-    return Agreement(n=base.n, agreement=base.agreement, kappa=base.kappa, kappa_ci=base.kappa_ci,
-                     kappa_se=base.kappa_se, kappa_undefined=base.kappa_undefined, confusion=base.confusion,
-                     classes=class_figures(confusion([(pair.judge, pair.human) for pair in pairs])),
+    return Agreement(**dict(base), classes=class_figures(confusion([(pair.judge, pair.human) for pair in pairs])),
                      unsafe=_cell(pairs, (AnswerabilityVerdict.ANSWERABLE,)),
-                     unsafe_partial=_cell(pairs, (AnswerabilityVerdict.PARTIAL,)), too_few=base.too_few,
-                     min_labels=min_labels, humans=human_agreement(humans, min_labels=min_labels))
+                     unsafe_partial=_cell(pairs, (AnswerabilityVerdict.PARTIAL,)),
+                     humans=human_agreement(humans, min_labels=min_labels))
 
 
 def class_figures(matrix: Sequence[Sequence[int]]) -> tuple[ClassFigures, ...]:
