@@ -87,7 +87,7 @@ class LoopbackCluster:
     def _spawn(self, name: str, command: list[str], env: dict[str, str]) -> None:
         log = open(self.folder / f"{name}.log", "wb")  # noqa: SIM115 - the process owns it
         self.processes[name] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                                env={**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False", **env})
+                                                env={**os.environ, **env})
 
     def _alive(self, name: str) -> None:
         if self.processes[name].poll() is not None:
