@@ -123,11 +123,10 @@ async def test_too_many_cited_passages_is_a_refusal_note() -> None:
 
 
 async def test_a_passage_the_models_token_limit_cut_is_recorded_and_drawn_as_unread(tiny_model: Path) -> None:
-    from answerlens.verification.opinion import verify_second_opinion
-
     from answerlens.html import opinion as opinion_html
     from answerlens.html.highlight import highlight
     from answerlens.html.markup import context_html
+    from answerlens.verification.opinion import verify_second_opinion
 
     long = "yes yes yes yes yes yes yes yes yes yes redis cache"
     bundle, assessment = assess([{"text": long}, {"text": "yes"}],
