@@ -9,7 +9,8 @@ act on a run at an exact point (``wait_held``) instead of after a sleep; ``hold=
 questions alone.
 
 With ``models``, ``GET /v1/models`` and ``/api/tags`` list them (a trial's preflight asks), never held or counted;
-without, a GET is answered 501 as before (the app's endpoint panel then shows no model list).
+without, a GET is answered 501 as before (the app's endpoint panel then shows no model list). With ``slots``,
+``GET /props`` says so as llama.cpp does (``total_slots``), so a run's preflight takes it for a llama.cpp server.
 """
 
 from __future__ import annotations
@@ -44,8 +45,11 @@ class OracleServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, replies: Mapping[str, Any], delay: float, hold_after: int | None = None,
-                 models: tuple[str, ...] | None = None, hold: frozenset[str] = frozenset()) -> None:
+                 models: tuple[str, ...] | None = None, hold: frozenset[str] = frozenset(),
+                 slots: int | None = None) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
+        self.slots = slots
+        self.in_flight = self.most_in_flight = 0
         self.hold = hold
         self.models = models
         self.replies = dict(replies)
@@ -85,7 +89,9 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
-        if self.server.models is None:
+        if self.path == "/props" and self.server.slots:
+            self._send(200, {"default_generation_settings": {"n_ctx": 32768}, "total_slots": self.server.slots})
+        elif self.server.models is None:
             self.send_error(501)
         elif self.path.endswith("/models"):
             self._send(200, {"object": "list", "data": [{"id": name, "object": "model"} for name in self.server.models]})
@@ -97,6 +103,16 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         question = question_of(body)
+        with self.server.lock:
+            self.server.in_flight += 1
+            self.server.most_in_flight = max(self.server.most_in_flight, self.server.in_flight)
+        try:
+            self._answer(question)
+        finally:
+            with self.server.lock:
+                self.server.in_flight -= 1
+
+    def _answer(self, question: str) -> None:
         if self.server.arrived(question):
             self.server.release.wait()
         if self.server.delay:
@@ -129,8 +145,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 @contextmanager
 def oracle_server(replies: Mapping[str, Any], *, delay: float = 0.0, hold_after: int | None = None,
-                  models: tuple[str, ...] | None = None, hold: frozenset[str] = frozenset()) -> Iterator[OracleServer]:
-    server = OracleServer(replies, delay, hold_after, models, hold)
+                  models: tuple[str, ...] | None = None, hold: frozenset[str] = frozenset(),
+                  slots: int | None = None) -> Iterator[OracleServer]:
+    server = OracleServer(replies, delay, hold_after, models, hold, slots)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -77,13 +77,14 @@ def set_endpoint(at: AppTest, base_url: str) -> None:
     assert_clean(at)
 
 
-def run_trial(at: AppTest, out: Path, *, repeats: int, concurrency: int = 4, dataset: str = "questions.json",
+def run_trial(at: AppTest, out: Path, *, repeats: int, concurrency: int | None = 4, dataset: str = "questions.json",
               until: int | None = None) -> None:
     """Start a run and wait for it to end, or for ``until`` samples to be saved; then show the page again."""
     if dataset:
         at.selectbox(key="trials.dataset").set_value(dataset).run()
     at.number_input(key="trials.repeats").set_value(repeats).run()
-    at.number_input(key="trials.concurrency").set_value(concurrency).run()
+    if concurrency is not None:  # None: the page's own default (as many as the server serves)
+        at.number_input(key="trials.concurrency").set_value(concurrency).run()
     at.text_input(key="trials.out").set_value(str(out)).run()
     at.button(key="trials.run").click().run()
     assert_clean(at)
@@ -196,6 +197,33 @@ def test_run_the_shipped_dataset_end_to_end(server: OracleServer, tmp_path: Path
     assert_clean(at)
     assert any("no verdict was produced" in n and "HTTP 500" in n for n in notices(at.main, "error"))
     assert not re.findall(r'data-verdict="', html(at))
+
+
+def set_listed_endpoint(at: AppTest, base_url: str) -> None:
+    """A server that lists its models: the Model field is a picker of them."""
+    run_mode(at)
+    at.radio(key="trials.provider").set_value("OpenAI-compatible server").run()
+    at.text_input(key="trials.base_url.openai").set_value(base_url).run()
+    at.selectbox(key="trials.model.openai").set_value("oracle").run()
+    assert_clean(at)
+
+
+def test_left_at_0_the_requests_in_flight_follow_the_server_s_slots(tmp_path: Path) -> None:
+    with oracle_server(replies(), slots=1, delay=0.01, models=("oracle",)) as one_slot:
+        at = start(PAGE)
+        set_listed_endpoint(at, one_slot.base_url)
+        assert at.number_input(key="trials.concurrency").value == 0
+        run_trial(at, tmp_path / "run", repeats=1, concurrency=None)
+        job: TrialJob = at.session_state["trials.job"]
+        assert job.outcome is not None and job.outcome.fit is not None and job.outcome.fit.concurrency == 1
+        assert one_slot.most_in_flight == 1
+        assert "1 request in flight: the server serves 1 at a time" in html(at)
+    with oracle_server(replies(), slots=1, delay=0.01, models=("oracle",)) as busy:
+        at = start(PAGE)
+        set_listed_endpoint(at, busy.base_url)
+        run_trial(at, tmp_path / "again", repeats=1, concurrency=3)
+        assert busy.most_in_flight > 1  # an explicit setting is kept, and the page says what it costs
+        assert "3 requests in flight, but the server serves 1 at a time" in html(at)
 
 
 def test_a_sample_opens_in_inspect_with_its_context(server: OracleServer, tmp_path: Path) -> None:

@@ -305,6 +305,12 @@ def notice_html(kind: NoticeKind | str, title: str, detail: str | None = None, r
             f'{"".join(parts)}</div>')
 
 
+def fit_notes_html(notes: Sequence[str], run: str) -> str:
+    """What a run fitted to its endpoint chose, and why (``trials.fit``), under its outcome; ``run``: trial or sweep."""
+    return (f'<div class="al-muted" data-{run}-fit>' + "<br>".join(esc(note) for note in notes) + "</div>"
+            if notes else "")
+
+
 def caveats_html(caveats: Sequence[str]) -> str:
     """What verification cannot prove for a file (no provenance hash, a forced or unbound replay, an unfinished
     run, references taken as recorded), shown next to its verdict; empty when there is nothing to say."""

@@ -12,7 +12,7 @@ import streamlit as st
 
 from answerlens.errors import AnswerlensError
 from answerlens.html.escape import esc, plain
-from answerlens.html.markup import notice_html
+from answerlens.html.markup import fit_notes_html, notice_html
 from answerlens.html.sweep_grid import cells_table, changes_html, grid_html, requirement_tables
 from answerlens.sweeps.result import SweepResult
 from answerlens.sweeps.settings import SweepFormat
@@ -121,8 +121,7 @@ def _progress(prefix: str) -> None:
         st.html(notice_html("warning", f"The sweep stopped before it finished ({why})",
                             f"{job.outcome.new_samples} new sample(s) are kept", "run it again to resume"))
     if job.outcome is not None and job.outcome.fit is not None and job.outcome.fit.notes:
-        st.html('<div class="al-muted" data-sweep-fit>' + "<br>".join(esc(note) for note in job.outcome.fit.notes)
-                + "</div>")
+        st.html(fit_notes_html(job.outcome.fit.notes, "sweep"))
 
 
 @st.fragment(run_every=1.0)

@@ -110,8 +110,10 @@ def failure_for(exc: Exception, run: str = "trial") -> Failure:
                    "the full traceback is in the server log; saved samples are kept", "bug")
 
 
-def start(dataset: Dataset, config: AnswerabilityConfig, *, out: Path, repeats: int, concurrency: int) -> TrialJob:
-    """Start the run in the background and return at once."""
+def start(dataset: Dataset, config: AnswerabilityConfig, *, out: Path, repeats: int,
+          concurrency: int | None = None) -> TrialJob:
+    """Start the run in the background and return at once; ``concurrency`` None: as many requests in flight as the
+    server serves (``trials.fit``)."""
 
     last = LastCall()
 

@@ -15,9 +15,9 @@ import streamlit as st
 
 from answerlens.errors import AnswerlensError
 from answerlens.html.escape import esc
-from answerlens.html.markup import notice_html
+from answerlens.html.markup import fit_notes_html, notice_html
 from answerlens.html.trial_rows import counted
-from answerlens.trials import limits
+from answerlens.trials import fit, limits
 from answerlens.trials.dataset import Dataset, load_dataset, run_dataset
 from answerlens.trials.reader import read_trial
 from answerlens.trials.result import TrialResult
@@ -122,8 +122,9 @@ def _describe(dataset: Dataset) -> None:
             f"sha256 {esc(dataset.sha256[:16])}…</p>")
 
 
-def settings(prefix: str, picked: Picked | None, cwd: Path) -> tuple[int, int, str]:
-    """Repeats, concurrency and the output directory (a fresh ``runs/<dataset>-<time>`` per dataset)."""
+def settings(prefix: str, picked: Picked | None, cwd: Path) -> tuple[int, int | None, str]:
+    """Repeats, concurrency (None: as many as the server serves) and the output directory (a fresh
+    ``runs/<dataset>-<time>`` per dataset)."""
     name = picked.name if picked is not None else "dataset"
     if st.session_state.get(f"{prefix}.out_for") != name:
         st.session_state[f"{prefix}.out_for"] = name
@@ -131,13 +132,15 @@ def settings(prefix: str, picked: Picked | None, cwd: Path) -> tuple[int, int, s
     repeats_column, concurrency_column, out_column = st.columns([1, 1, 4])
     repeats = repeats_column.number_input("Repeats", min_value=1, max_value=limits.MAX_REPEATS, value=3,
                                           key=f"{prefix}.repeats")
-    concurrency = concurrency_column.number_input("Concurrency", min_value=1, max_value=limits.MAX_CONCURRENCY,
-                                                  value=4, key=f"{prefix}.concurrency")
+    concurrency = concurrency_column.number_input(
+        "Requests in flight", min_value=0, max_value=limits.MAX_CONCURRENCY, value=0, key=f"{prefix}.concurrency",
+        help=f"0: as many as the server serves at once ({fit.DEFAULT_CONCURRENCY} at most; the embedded model serves "
+             "1); a llama.cpp server's timeout then also follows its measured speed")
     out = out_column.text_input("Output directory (run again into it to resume)", key=f"{prefix}.out")
-    return int(repeats), int(concurrency), out
+    return int(repeats), int(concurrency) or None, out
 
 
-def run_button(prefix: str, picked: Picked | None, choice: Choice, repeats: int, concurrency: int, out: str,
+def run_button(prefix: str, picked: Picked | None, choice: Choice, repeats: int, concurrency: int | None, out: str,
                cwd: Path) -> None:
     job: TrialJob | None = st.session_state.get(f"{prefix}.job")
     busy = job is not None and job.job.running
@@ -208,6 +211,8 @@ def _ended(prefix: str, job: TrialJob) -> None:
     assert outcome is not None
     notice = outcome_notice(outcome, job.out, job.job.seconds)
     st.html(notice.html())
+    if outcome.fit is not None and outcome.fit.notes:
+        st.html(fit_notes_html(outcome.fit.notes, "trial"))
     if st.session_state.get(f"{prefix}.shown_job") != id(job):
         st.session_state[f"{prefix}.shown_job"] = id(job)
         try:  # a finished run's result is in hand; a cancelled one is read from the samples saved so far
