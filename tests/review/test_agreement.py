@@ -129,9 +129,9 @@ def test_too_few_labels_below_the_stated_count() -> None:
 def test_the_unsafe_cell_lists_its_cases() -> None:
     pairs = [Pair(A, N, "run 1"), Pair(A, N, "run 2"), Pair(P, N, "run 3"), Pair(A, A, "run 4"), Pair(N, A, "run 5")]
     result = agreement(pairs)
-    assert result.unsafe.count == 2 and result.unsafe.cases == ("run 1", "run 2")
-    assert result.unsafe.judge == (A,) and result.unsafe.human is N
-    assert result.unsafe_partial.count == 1 and result.unsafe_partial.cases == ("run 3",)
+    assert result.unsafe.count == 3 and result.unsafe.cases == ("run 1", "run 2", "run 3")
+    assert result.unsafe.judge == (A, P) and result.unsafe.human is N  # DESIGN §14: answerable or partial
+    assert result.unsafe_full.count == 2 and result.unsafe_full.cases == ("run 1", "run 2")
     assert result.confusion["answerable"]["insufficient"] == 2
 
 

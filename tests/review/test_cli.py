@@ -48,7 +48,8 @@ def test_agreement_text_says_too_few_and_names_the_interval(tmp_path: Path, caps
     assert main(["agreement", str(runs.path)]) == 0
     out = capsys.readouterr().out
     assert "too few labels (under 20)" in out and "Fleiss, Cohen & Everitt (1969)" in out
-    assert "unsafe (judge answerable, people insufficient): 1" in out and "?run=" in out
+    assert "unsafe (judge answerable or partial, people insufficient): 1 (of which answered in full: 1)" in out
+    assert "?run=" in out
     assert "ann – bob: 1 shared, agreement 0%, κ 0.00, 95% interval [0.00, 0.00] (too few labels)" in out
     assert main(["agreement", str(runs.path), "--min-labels", "5"]) == 0
     assert "too few labels (under" not in capsys.readouterr().out

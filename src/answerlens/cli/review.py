@@ -140,10 +140,9 @@ def agreement_text(source: Source, matching: Matching, result: Agreement) -> lis
     lines.append("  per verdict: judge rate / people rate / precision / recall")
     lines += [f"    {item.verdict.value:<13} {_percent(item.judge_rate):>5} {_percent(item.human_rate):>5} "
               f"{_percent(item.precision):>5} {_percent(item.recall):>5}" for item in result.classes]
-    for name, cell in (("unsafe (judge answerable, people insufficient)", result.unsafe),
-                       ("judge answer partially, people insufficient", result.unsafe_partial)):
-        lines.append(f"  {name}: {cell.count}")
-        lines += [f"    {case}" for case in cell.cases]
+    lines.append(f"  unsafe (judge answerable or partial, people insufficient): {result.unsafe.count} (of which "
+                 f"answered in full: {result.unsafe_full.count})")
+    lines += [f"    {case}" for case in result.unsafe.cases]
     humans = result.humans
     lines.append(f"  people with people: {humans.items} thing(s) labelled by several reviewers, {humans.pairs} "
                  f"pair(s), agreement {_percent(humans.agreement)}")

@@ -129,9 +129,10 @@ class Agreement(Figures):
 
     classes: tuple[ClassFigures, ...]
     unsafe: Cell
-    """The judge said answer (answerable), the person found the evidence insufficient."""
-    unsafe_partial: Cell
-    """The judge said answer partially, the person found nothing to answer with (DESIGN §14 counts it unsafe too)."""
+    """The unsafe cell (DESIGN §14): the judge said answerable or partial — the question gets an answer, in full or in
+    part — and the person found the evidence insufficient."""
+    unsafe_full: Cell
+    """Of those, the ones the judge answered in full (answerable × insufficient)."""
     humans: HumanAgreement
 
 
@@ -188,8 +189,8 @@ def agreement(pairs: Sequence[Pair], *, humans: Sequence[Sequence[tuple[str, Ans
     """The judge against people over ``pairs``; ``humans`` lists, per thing labelled, its (reviewer, verdict)s."""
     base = figures([(pair.judge, pair.human) for pair in pairs], min_labels=min_labels)
     return Agreement(**dict(base), classes=class_figures(confusion([(pair.judge, pair.human) for pair in pairs])),
-                     unsafe=_cell(pairs, (AnswerabilityVerdict.ANSWERABLE,)),
-                     unsafe_partial=_cell(pairs, (AnswerabilityVerdict.PARTIAL,)),
+                     unsafe=_cell(pairs, (AnswerabilityVerdict.ANSWERABLE, AnswerabilityVerdict.PARTIAL)),
+                     unsafe_full=_cell(pairs, (AnswerabilityVerdict.ANSWERABLE,)),
                      humans=human_agreement(humans, min_labels=min_labels))
 
 

@@ -74,10 +74,10 @@ def unsafe_html(result: Agreement, links: Sequence[str] = ()) -> str:
     cases = links or [esc(case) for case in result.unsafe.cases]
     items = "".join(f"<li>{case}</li>" for case in cases)
     return (f'<div data-agreement="unsafe" data-count="{result.unsafe.count}"><strong>Unsafe</strong> (judge '
-            f"answerable, people insufficient): {result.unsafe.count}" + (f"<ul>{items}</ul>" if items else "")
-            + f'</div><div class="al-muted" data-agreement="unsafe-partial" data-count="'
-            f'{result.unsafe_partial.count}">Judge answer partially, people insufficient: '
-            f"{result.unsafe_partial.count}</div>")
+            f"answerable or partial, people insufficient): {result.unsafe.count}"
+            + f' <span class="al-muted" data-agreement="unsafe-full" data-count="{result.unsafe_full.count}">· of '
+            f"which answered in full: {result.unsafe_full.count}</span>"
+            + (f"<ul>{items}</ul>" if items else "") + "</div>")
 
 
 def humans_html(result: Agreement) -> str:
