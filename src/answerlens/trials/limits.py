@@ -20,6 +20,10 @@ MAX_SAMPLES = 100_000
 """Cases × repeats of the whole run (every shard together)."""
 MAX_EARLY_STOP = 1_000
 """``early_stop`` at most: the first calls that must all fail alike before a run stops."""
+MAX_RUN_REPLY_BYTES = 8 * 1024 * 1024
+"""``max_reply_bytes`` of a trial or sweep at most (the default): every reply is kept in its sample file, and a
+sample file is read back up to ``trials.folder.SAMPLE_MAX_BYTES`` (64 MB) — a reply kept as escaped text and parsed
+must fit it, or the run could write samples its own ``verify`` refuses."""
 
 
 def _within(name: str, value: int, low: int, high: int) -> None:
@@ -36,6 +40,14 @@ def check_counts(*, repeats: int, concurrency: int | None, endpoints: int = 1, e
         _within("concurrency", concurrency, 1, MAX_CONCURRENCY)
     _within("the number of endpoints", endpoints, 1, MAX_ENDPOINTS)
     _within("early stop", early_stop, 0, MAX_EARLY_STOP)
+
+
+def check_reply_bytes(max_reply_bytes: int | None) -> None:
+    """A run's reply limit: at most ``MAX_RUN_REPLY_BYTES`` (None: the default, which is that)."""
+    if max_reply_bytes is not None and max_reply_bytes > MAX_RUN_REPLY_BYTES:
+        raise TrialError(f"max_reply_bytes must be at most {MAX_RUN_REPLY_BYTES:,} for a trial or sweep (got "
+                         f"{max_reply_bytes:,}): every reply is kept in its sample file, which is read back up to "
+                         "64 MB — lower it, or assess that question alone with the larger limit")
 
 
 def check_samples(cases: int, repeats: int) -> None:
