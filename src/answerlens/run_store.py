@@ -193,6 +193,11 @@ class RunStore:
         refused = _REFUSED.get(getattr(exc, "sqlite_errorcode", 0) & 0xFF)  # the primary code of an extended one
         if refused is not None:
             return self._refused(refused[1], refused[0])
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_IOERR:  # the disk failed, not the file
+            return RunStoreError(f"The run history {self.path} could not be read or written: the disk reported an "
+                                 f"I/O error ({text})", path=str(self.path),
+                                 remedy="check that disk (its free space, the system log), then reload the page; the "
+                                 "file itself may be intact: keep it, and copy it elsewhere before changing anything")
         if "locked" in text or "busy" in text:
             return RunStoreError(f"The run history {self.path} is locked by another process ({text})",
                                  path=str(self.path), remedy="close the other program using it (another answerlens "

@@ -7,6 +7,7 @@ that need the disk skip, saying so, and the mapping of SQLite's codes is tested 
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -93,3 +94,23 @@ def test_a_read_only_file_system_keeps_the_history_and_says_so(tmp_path: Path) -
         subprocess.run(["mount", "-o", "remount,ro", str(disk.path.parent)], check=True)
         error = refused(path, store)
         assert "read-only" in str(error) and "make" in error.remedy and "writable" in error.remedy, error
+
+
+@pytest.mark.parametrize("code, says", [
+    (sqlite3.SQLITE_FULL, "cannot be written: the disk is full"),
+    (sqlite3.SQLITE_READONLY, "cannot be written: the file or its folder is read-only"),
+    (sqlite3.SQLITE_IOERR, "could not be read or written: the disk reported an I/O error"),
+    (sqlite3.SQLITE_IOERR | (4 << 8), "could not be read or written: the disk reported an I/O error"),  # IOERR_WRITE
+])
+def test_what_the_machine_refused_is_never_called_a_damaged_history(tmp_path: Path, code: int, says: str) -> None:
+    """SQLite's codes, mapped on their own (its own writes cannot be failed from Python): a full, read-only or
+    failing disk is not a damaged file, so the message never advises moving aside or deleting it."""
+    store = filled(tmp_path / "runs.sqlite3")
+    exc = sqlite3.OperationalError("disk trouble")
+    exc.sqlite_errorcode = code  # type: ignore[attr-defined]
+    error = store._error(exc)
+    assert says in str(error), error
+    assert_never_advises_deleting(error)
+    damaged = sqlite3.DatabaseError("file is not a database")
+    damaged.sqlite_errorcode = sqlite3.SQLITE_NOTADB  # type: ignore[attr-defined]
+    assert "is not a readable SQLite database" in str(store._error(damaged))
