@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from answerlens.cli import main
+from answerlens.engine.interface import SecondOpinionSetting
 from answerlens.engine.runner import run_trial
 from answerlens.engine.sweep import run_sweep
 from answerlens.prompts import prompt_for
@@ -111,13 +112,7 @@ def test_a_sample_file_left_out_of_a_sweeps_result_is_reported(tmp_path: Path) -
 
 def trial_run(tmp_path: Path, replies: list[Any], repeats: int) -> tuple[Path, Path]:
     """One unanswerable case asked ``repeats`` times in order (repeat 0 gets the first reply)."""
-    dataset = write_dataset(tmp_path / "cases.json", [{"id": "u1", "question": "Q u1", "label": "unanswerable",
-                                                       "bundle": bundle_data("compact")}])
-    out = tmp_path / "run"
-    with oracle_server({"Q u1": replies}) as server:
-        asyncio.run(run_trial(load_dataset(dataset), config(server.base_url), repeats=repeats, out=out,
-                              concurrency=1, early_stop=0))
-    return dataset, out
+    return trial_of(tmp_path, "run", replies, repeats)
 
 
 def test_lowering_a_trials_repeats_and_rebuilding_summary_and_gates_is_refused(
@@ -215,3 +210,61 @@ def test_sweep_report_says_what_verify_says(tmp_path: Path, capsys: pytest.Captu
     (out / "result.json").unlink()
     code, printed, _ = cli(capsys, "sweep-report", str(out))
     assert code == 5 and printed.startswith("unfinished: 1 of 2 samples")
+
+
+# --- what each sample was asked, against the run's manifest (found by an adversarial review) ------------------
+
+
+def trial_of(tmp_path: Path, name: str, replies: list[Any], repeats: int, **extra: object) -> tuple[Path, Path]:
+    """``trial_run`` with configuration fields of its own, into ``tmp_path/name``."""
+    dataset = write_dataset(tmp_path / "cases.json", [{"id": "u1", "question": "Q u1", "label": "unanswerable",
+                                                       "bundle": bundle_data("compact")}])
+    out = tmp_path / name
+    second_opinion = extra.pop("second_opinion", None)
+    with oracle_server({"Q u1": replies}) as server:
+        asyncio.run(run_trial(load_dataset(dataset), config(server.base_url, **extra), repeats=repeats, out=out,
+                              concurrency=1, early_stop=0, second_opinion=second_opinion))  # type: ignore[arg-type]
+    return dataset, out
+
+
+def test_an_honest_trial_with_prmes_prompt_verifies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dataset, out = trial_of(tmp_path, "prme", [ABSTAIN, ANSWER], repeats=2, prompt="prme")
+    assert read_trial(out).prompt_version == PRME_PROMPT.version
+    code, printed, _ = cli(capsys, "verify", str(out), "--dataset", str(dataset))
+    assert code == 0, printed
+
+
+def test_a_sample_asked_with_another_prompt_is_refused_even_with_the_runs_hashes(tmp_path: Path) -> None:
+    """Samples of a PRME-prompt trial moved into an answerlens-prompt trial of the same dataset, given the run's
+    manifest hash by hand and counted by a result rebuilt with answerlens' own code."""
+    _, prme = trial_of(tmp_path, "prme", [ABSTAIN], repeats=1, prompt="prme")
+    _, ours = trial_of(tmp_path, "ours", [ANSWER], repeats=1)
+    result = read_trial(ours)
+    foreign = [sample.model_copy(update={"manifest_sha256": result.manifest_sha256,
+                                         "configuration_sha256": result.samples[0].configuration_sha256})
+               for sample in read_trial(prme).samples]
+    summary = summarize(tuple(foreign), drafts=False)
+    assert result.quality_gates is not None
+    gates = evaluate_gates(summary, {name: gate.required for name, gate in result.quality_gates.results.items()})
+    for sample in foreign:
+        trial_folder.write_sample(ours / "samples", sample)
+    trial_folder.write_result(ours, result.model_copy(update={"samples": tuple(foreign), "summary": summary,
+                                                              "quality_gates": gates}))
+    problems = verify_path(ours).problems
+    assert any(f"assessment names prompt {PRME_PROMPT.version}" in problem for problem in problems), problems
+
+
+def test_a_second_opinion_stripped_from_a_sample_or_added_to_one_is_refused(tmp_path: Path) -> None:
+    _, out = trial_of(tmp_path, "opinions", [ANSWER], repeats=1, second_opinion=SecondOpinionSetting())
+    (path,) = (out / "samples").glob("*.json")
+    opinion = json.loads(path.read_text(encoding="utf-8"))["second_opinion"]
+    assert verify_path(out).ok
+    edit_json(path, lambda data: data.pop("second_opinion"))
+    edit_json(out / "result.json", lambda data: data["samples"][0].pop("second_opinion"))
+    assert any("no second opinion, and the run gives every assessed sample one" in problem
+               for problem in verify_path(out).problems)
+    _, plain = trial_of(tmp_path, "plain", [ANSWER], repeats=1)  # the same assessment, asked without one
+    (path,) = (plain / "samples").glob("*.json")
+    edit_json(path, lambda data: data.update(second_opinion=opinion))
+    edit_json(plain / "result.json", lambda data: data["samples"][0].update(second_opinion=opinion))
+    assert any("a second opinion, and the run gives none" in problem for problem in verify_path(plain).problems)

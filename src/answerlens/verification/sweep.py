@@ -17,7 +17,7 @@ from answerlens.trials.log import round_trip_problem
 from answerlens.verification.assessment import verify_assessment
 from answerlens.verification.opinion import verify_second_opinion
 from answerlens.verification.samples import SampleCount
-from answerlens.verification.trial import configured_model_problems
+from answerlens.verification.trial import asked_problems, prompt_problems
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,10 @@ def check(recorded: Recorded) -> SweepCheck:
     differs from the recomputation; and the count (an unfinished sweep has no ``result.json`` and fewer samples)."""
     result, contexts, left_out = recompute(recorded)
     bundles = {context.setting.key: context.bundle for context in contexts}
-    problems = [*left_out, *configured_model_problems(result.samples, recorded.manifest.configuration)]
+    manifest = recorded.manifest
+    problems = [*left_out, *prompt_problems(manifest.prompt_version, manifest.prompt_sha256),
+                *asked_problems(result.samples, manifest.configuration, prompt_version=manifest.prompt_version,
+                                prompt_sha256=manifest.prompt_sha256, second_opinion=manifest.second_opinion)]
     for sample in result.samples:
         if sample.assessment is None:
             continue

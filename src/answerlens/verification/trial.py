@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from answerlens.audit import configuration_sha256, manifest_sha256
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import DatasetError, TrialError, describe_validation
-from answerlens.prompts import prompt_for
+from answerlens.prompts import PROMPTS
 from answerlens.records import MemoryBundle
 from answerlens.trials.dataset import Dataset, LoadedCase
 from answerlens.trials.folder import (
@@ -147,17 +147,32 @@ def verify_samples(samples: Sequence[TrialSample | UpstreamSample], bundles: Map
     return problems
 
 
-def configured_model_problems(samples: Sequence[TrialSample | UpstreamSample],
-                              configuration: AnswerabilityConfig | None) -> list[str]:
-    """Every assessment of a run names the provider and model its configuration names (a sample relabelled to
-    another model is caught even where no provenance hash covers it)."""
+def asked_problems(samples: Sequence[TrialSample | UpstreamSample], configuration: AnswerabilityConfig | None, *,
+                   prompt_version: str | None, prompt_sha256: str | None, second_opinion: bool) -> list[str]:
+    """Every assessment of a run against what its manifest says was asked: the provider and model its
+    configuration names (a sample relabelled to another model is caught even where no provenance hash covers it),
+    the prompt it records, and a second opinion beside every assessed sample exactly when the run gives one (a
+    stripped opinion would drop its flags and a strict verdict; a transplanted one would add them)."""
     if configuration is None:
         return []
     wanted = (configuration.provider, configuration.model)
-    return [f"{sample_label(sample)}: assessment names {sample.assessment.provider} {sample.assessment.model!r}, the "
-            f"run's configuration {wanted[0]} {wanted[1]!r}"
-            for sample in samples if isinstance(sample, TrialSample) and sample.assessment is not None
-            and (sample.assessment.provider, sample.assessment.model) != wanted]
+    problems = []
+    for sample in samples:
+        if not isinstance(sample, TrialSample) or sample.assessment is None:
+            continue
+        assessment, label = sample.assessment, sample_label(sample)
+        if (assessment.provider, assessment.model) != wanted:
+            problems.append(f"{label}: assessment names {assessment.provider} {assessment.model!r}, the run's "
+                            f"configuration {wanted[0]} {wanted[1]!r}")
+        if prompt_version is not None and (assessment.prompt_version, assessment.prompt_sha256) != (
+                prompt_version, prompt_sha256):
+            problems.append(f"{label}: assessment names prompt {assessment.prompt_version} "
+                            f"({assessment.prompt_sha256[:12]}…), the run records {prompt_version} "
+                            f"({str(prompt_sha256)[:12]}…)")
+        if (sample.second_opinion is not None) != second_opinion:
+            problems.append(f"{label}: " + ("no second opinion, and the run gives every assessed sample one"
+                                            if second_opinion else "a second opinion, and the run gives none"))
+    return problems
 
 
 def manifest_problems(result: TrialResult, *, written: bool = True) -> tuple[list[str], SampleCount | None]:
@@ -180,7 +195,8 @@ def manifest_problems(result: TrialResult, *, written: bool = True) -> tuple[lis
             problems.append(f"samples[{position}] {sample_label(sample)}: {why}")
         else:
             seen.add((sample.case_id, sample.repeat))
-    problems += configured_model_problems(result.samples, result.configuration)
+    problems += asked_problems(result.samples, result.configuration, prompt_version=manifest["prompt_version"],
+                               prompt_sha256=manifest["prompt_sha256"], second_opinion=bool(manifest["second_opinion"]))
     planned = [(case, repeat) for case in result.case_hashes for repeat in range(result.repeats)
                if result.shard is None or result.shard.holds(case, repeat)]
     failed = sum(1 for sample in result.samples if sample.error is not None)
@@ -188,8 +204,8 @@ def manifest_problems(result: TrialResult, *, written: bool = True) -> tuple[lis
 
 
 def identity_problems(manifest: Mapping[str, Any], recorded: str | None) -> list[str]:
-    """A trial's manifest fields against the hashes beside them: its ``manifest_sha256``, its configuration's hash
-    and the prompt its configuration names."""
+    """A trial's manifest fields against the hashes beside them: its ``manifest_sha256``, its configuration's hash,
+    and a prompt identity that is one of answerlens' prompts (version and hash together)."""
     problems = []
     if manifest_sha256(manifest) != recorded:
         problems.append("manifest_sha256: not that of the run's fields (dataset, cases, repeats, configuration, "
@@ -197,11 +213,18 @@ def identity_problems(manifest: Mapping[str, Any], recorded: str | None) -> list
     config = manifest["configuration"]
     if configuration_sha256(config) != manifest["configuration_sha256"]:
         problems.append("configuration_sha256: not that of the configuration recorded beside it")
-    prompt = prompt_for(str(config.get("prompt") or "answerlens"))
-    if (prompt.version, prompt.sha256) != (manifest["prompt_version"], manifest["prompt_sha256"]):
-        problems.append(f"prompt: the configuration names {prompt.version} ({prompt.sha256[:12]}…), the run records "
-                        f"{manifest['prompt_version']} ({str(manifest['prompt_sha256'])[:12]}…)")
+    problems += prompt_problems(manifest["prompt_version"], manifest["prompt_sha256"])
     return problems
+
+
+def prompt_problems(version: object, sha256: object) -> list[str]:
+    """A recorded prompt identity that is none of answerlens' prompts (the configuration's dump leaves the prompt's
+    name out, so the identity is checked against every prompt a run can use)."""
+    known = {(prompt.version, prompt.sha256) for prompt in PROMPTS.values()}
+    if (version, sha256) in known:
+        return []
+    return [f"prompt: the run records {version} ({str(sha256)[:12]}…), which is none of answerlens' prompts ("
+            + ", ".join(f"{prompt.version} {prompt.sha256[:12]}…" for prompt in PROMPTS.values()) + ")"]
 
 
 def _foreign(sample: TrialSample, result: TrialResult, seen: set[tuple[str, int]]) -> str | None:
