@@ -268,3 +268,42 @@ def test_a_second_opinion_stripped_from_a_sample_or_added_to_one_is_refused(tmp_
     edit_json(path, lambda data: data.update(second_opinion=opinion))
     edit_json(plain / "result.json", lambda data: data["samples"][0].update(second_opinion=opinion))
     assert any("a second opinion, and the run gives none" in problem for problem in verify_path(plain).problems)
+
+
+def test_a_finished_trial_result_with_samples_taken_out_is_refused_not_unfinished(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dataset, out = trial_run(tmp_path, [ABSTAIN, ANSWER], repeats=2)
+    result = read_trial(out)
+    kept = tuple(sample for sample in result.samples if sample.repeat == 0)
+    summary = summarize(kept, drafts=False)
+    assert result.quality_gates is not None
+    gates = evaluate_gates(summary, {name: gate.required for name, gate in result.quality_gates.results.items()})
+    trial_folder.write_result(out, result.model_copy(update={"samples": kept, "summary": summary,
+                                                             "quality_gates": gates}))
+    (out / "samples" / trial_folder.sample_filename("u1", 1)).unlink()
+    for args in ([str(out)], [str(out), "--allow-unfinished"], [str(out / "result.json"), "--allow-unfinished"]):
+        code, printed, _ = cli(capsys, "verify", *args, "--dataset", str(dataset))
+        assert code == 1 and "written as finished, but it holds 1 of 2 samples" in printed, printed
+    (out / "result.json").unlink()  # an honest unfinished run: the count, exit 5
+    code, printed, _ = cli(capsys, "verify", str(out), "--dataset", str(dataset))
+    assert code == 5 and "unfinished: 1 of 2 samples" in printed, printed
+
+
+def test_an_unfinished_run_with_problems_says_both(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = sweep_folder_of(tmp_path, [ANSWER, ABSTAIN], repeats=2)
+    (out / "result.json").unlink()
+    first, second = sorted((out / "samples").glob("*.json"))
+    second.unlink()
+    edit_json(first, lambda data: data["assessment"].update(recommended_action="abstain"))
+    code, printed, _ = cli(capsys, "verify", str(out))
+    assert code == 1 and "problem(s)" in printed and "unfinished: 1 of 2 samples" in printed, printed
+
+
+def test_allow_unfinished_on_one_assessment_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = sweep_folder_of(tmp_path, [ANSWER], repeats=1)
+    (sample,) = (out / "samples").glob("*.json")
+    assessment = tmp_path / "assessment.json"
+    assessment.write_text(json.dumps(json.loads(sample.read_text())["assessment"]), encoding="utf-8")
+    assert cli(capsys, "verify", str(assessment))[0] == 0
+    code, _, error = cli(capsys, "verify", str(assessment), "--allow-unfinished")
+    assert code == 2 and "--allow-unfinished applies to a trial or sweep" in error, error

@@ -13,6 +13,10 @@ if TYPE_CHECKING:
     from answerlens.verification.outcome import PathCheck
 
 
+ONE_ASSESSMENT = ("assessment", "trial sample", "assessment report")
+"""What ``verify_path`` finds that is no run, so has no samples to be unfinished."""
+
+
 def add_commands(commands: Any) -> None:
     verify = commands.add_parser("verify", help="verify an assessment, a trial or sweep (result or folder), or an "
                                  "HTML report")
@@ -35,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
         if option is not None and not option.is_file():
             raise UsageError(f"{option}: no such file")
     check = verify_path(args.file, bundle=args.bundle, dataset=args.dataset)
+    if args.allow_unfinished and check.kind in ONE_ASSESSMENT:
+        raise UsageError(f"--allow-unfinished applies to a trial or sweep (a run folder, its result, or its report), "
+                         f"not to {'an' if check.kind[0] in 'aeiou' else 'a'} {check.kind}")
     return report(check, allow_unfinished=args.allow_unfinished)
 
 
@@ -48,7 +55,8 @@ def report(check: PathCheck, *, allow_unfinished: bool = False) -> int:
     for caveat in check.notes.caveats:
         print(f"{check.path}: note: {caveat}", file=sys.stderr)
     if check.problems:
-        print(f"{check.path}: {len(check.problems)} problem(s){_where(check)}")
+        unfinished = f"; {check.samples.text}" if check.unfinished and check.samples is not None else ""
+        print(f"{check.path}: {len(check.problems)} problem(s){_where(check)}{unfinished}")
         return EXIT_PROBLEMS
     if check.unfinished:
         assert check.samples is not None

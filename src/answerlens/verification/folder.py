@@ -74,7 +74,7 @@ def check_folder(run: Path, *, bundles: Mapping[str, MemoryBundle] | None = None
             problems += files_against_result(files, checked.result)
         return CheckedTrial(checked.result, (*problems, *checked.problems), checked.samples)
     result = unfinished_result(manifest, list(files.values()))
-    found, count = manifest_problems(result, written=False)
+    found, count = manifest_problems(result)
     problems += verify_samples(list(files.values()), bundles or {}, [f"{SAMPLES}/{name}" for name in files])
     return CheckedTrial(result, (*problems, *found), count)
 

@@ -75,7 +75,7 @@ def verify_report(html: str, *, bundle: MemoryBundle | None = None) -> ReportChe
         return ReportCheck(kind if kind in ("assessment", "trial") else "unknown", (f"data: {exc}",))
     kind = envelope.report.kind
     if bundle is not None and kind != "assessment":
-        raise ReportError("a bundle applies to an assessment's report, not to a trial's")
+        raise ReportError(f"a bundle applies to an assessment's report, not to a {kind}'s")
     if envelope.format_version != FORMAT_VERSION or envelope.generator != generator():
         problems = [f"generator: made by {envelope.generator} (report format {envelope.format_version}); this is "
                     f"{generator()} (format {FORMAT_VERSION}), which cannot re-render that page to compare it: "

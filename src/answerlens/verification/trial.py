@@ -175,9 +175,11 @@ def asked_problems(samples: Sequence[TrialSample | UpstreamSample], configuratio
     return problems
 
 
-def manifest_problems(result: TrialResult, *, written: bool = True) -> tuple[list[str], SampleCount | None]:
+def manifest_problems(result: TrialResult) -> tuple[list[str], SampleCount | None]:
     """A result's manifest against its own fields, every sample against it (this run's, its case's hash, a repeat
-    of the run's, counted once), and the count of the samples the manifest plans (the shard's, for a shard)."""
+    of the run's, counted once), and the count of the samples the manifest plans (the shard's, for a shard). A
+    finished result (``result.json``) holding fewer is a problem: a runner writes it once every sample exists, so
+    its missing samples were taken out; a run folder without one is unfinished, and its count says so."""
     if result.kind == ResultKind.UPSTREAM:
         return [], None
     manifest = result.manifest()
@@ -200,7 +202,11 @@ def manifest_problems(result: TrialResult, *, written: bool = True) -> tuple[lis
     planned = [(case, repeat) for case in result.case_hashes for repeat in range(result.repeats)
                if result.shard is None or result.shard.holds(case, repeat)]
     failed = sum(1 for sample in result.samples if sample.error is not None)
-    return problems, SampleCount(len(planned), len(seen & set(planned)), failed, written=written)
+    count = SampleCount(len(planned), len(seen & set(planned)), failed, written=result.kind == ResultKind.RESULT)
+    if count.written and count.found < count.expected:
+        problems.append(f"result: written as finished, but it holds {count.found} of {count.expected} samples: "
+                        "samples it counted are gone")
+    return problems, count
 
 
 def identity_problems(manifest: Mapping[str, Any], recorded: str | None) -> list[str]:
