@@ -307,3 +307,27 @@ def test_allow_unfinished_on_one_assessment_is_refused(tmp_path: Path, capsys: p
     assert cli(capsys, "verify", str(assessment))[0] == 0
     code, _, error = cli(capsys, "verify", str(assessment), "--allow-unfinished")
     assert code == 2 and "--allow-unfinished applies to a trial or sweep" in error, error
+
+
+def test_trial_report_says_what_verify_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = trial_run(tmp_path, [ABSTAIN, ABSTAIN, 500], repeats=3)
+    code, printed, _ = cli(capsys, "trial-report", str(out))
+    assert code == 4 and "error" in printed  # a failed sample: 4, as `trial` exits
+    (out / "result.json").unlink()
+    first = sorted((out / "samples").glob("*.json"))[0]
+    first.unlink()
+    code, printed, _ = cli(capsys, "trial-report", str(out))
+    assert code == 5 and printed.startswith("unfinished: 2 of 3 samples: the figures count the samples saved"), printed
+    second = sorted((out / "samples").glob("*.json"))[0]
+    edit_json(second, lambda data: data["assessment"].update(recommended_action="answer"))
+    code, printed, _ = cli(capsys, "trial-report", str(out))
+    assert code == 1 and printed.startswith("NOT VERIFIED: "), printed
+    code, printed, error = cli(capsys, "trial-report", str(out), "--json")
+    assert code == 1 and error.startswith("NOT VERIFIED: ") and json.loads(printed)["samples"] >= 0
+
+
+def test_sweep_report_of_a_sweep_with_failed_samples_exits_as_the_sweep_did(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = sweep_folder_of(tmp_path, [ANSWER, 500], repeats=2)
+    code, printed, _ = cli(capsys, "sweep-report", str(out))
+    assert code == 4 and printed.startswith("FAILED SAMPLES"), printed

@@ -75,7 +75,7 @@ def add_commands(commands: Any) -> None:
 
 def run_show(args: argparse.Namespace) -> int:
     """The grid as verify finds it: a sweep that does not verify says so first (exit 1), an unfinished one its
-    count (exit 5)."""
+    count (exit 5); one with failed samples leads with them (exit 4, as ``sweep`` exits)."""
     from answerlens.sweeps.reader import read_recorded
     from answerlens.sweeps.view import failure_lines, labels_of
     from answerlens.verification.sweep import check
@@ -92,7 +92,9 @@ def run_show(args: argparse.Namespace) -> int:
                                                                           labels_of(recorded.bundle))]))
     if checked.problems:
         return EXIT_PROBLEMS
-    return EXIT_OK if checked.samples.complete else EXIT_UNFINISHED
+    if not checked.samples.complete:
+        return EXIT_UNFINISHED
+    return EXIT_FAILED_SAMPLES if checked.samples.failed else EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ from answerlens.cli.common import (
     EXIT_OK,
     EXIT_PROBLEMS,
     EXIT_PROVIDER,
+    EXIT_UNFINISHED,
     UsageError,
     add_provider_options,
     announce,
@@ -186,21 +187,35 @@ def _print_progress(progress: Progress) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    """The summary and gates as verify finds them: a result that does not verify says so first (exit 1), an
+    unfinished run its count (exit 5); then failed samples (4) before failed gates (1), as ``trial`` exits."""
     from answerlens.trials.rates import MIN_SAMPLES
     from answerlens.trials.reader import read_trial, trial_source
     from answerlens.trials.report import report_lines
+    from answerlens.verification.path import verify_path
 
     min_samples = MIN_SAMPLES if args.min_samples is None else args.min_samples
     if min_samples < 1:
         raise UsageError("--min-samples must be at least 1")
     result = read_trial(args.result)
+    check = verify_path(args.result)
+    status = []
+    if check.problems:
+        status = [f"NOT VERIFIED: {len(check.problems)} problem(s), the first: {check.problems[0]} (`answerlens "
+                  f"verify {args.result}` names every one)"]
+    elif check.unfinished and check.samples is not None:
+        status = [f"{check.samples.text}: the figures count the samples saved so far"]
     if args.json:
+        for line in status:
+            print(line, file=sys.stderr)
         print(json.dumps(result.summary.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
-        print("\n".join(report_lines(result, trial_source(args.result), min_samples=min_samples)))
-    if result.summary_matches is False:
+        print("\n".join([*status, *report_lines(result, trial_source(args.result), min_samples=min_samples)]))
+    if check.problems or result.summary_matches is False:
         return EXIT_PROBLEMS
-    return EXIT_OK if result.quality_gates is None or result.quality_gates.passed else EXIT_PROBLEMS
+    if check.unfinished:
+        return EXIT_UNFINISHED
+    return _gates_exit(result)
 
 
 def run_merge(args: argparse.Namespace) -> int:
