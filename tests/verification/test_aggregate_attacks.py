@@ -331,3 +331,35 @@ def test_sweep_report_of_a_sweep_with_failed_samples_exits_as_the_sweep_did(
     out = sweep_folder_of(tmp_path, [ANSWER, 500], repeats=2)
     code, printed, _ = cli(capsys, "sweep-report", str(out))
     assert code == 4 and printed.startswith("FAILED SAMPLES"), printed
+
+
+def test_a_whole_run_passed_off_as_a_shard_is_refused_and_a_shard_says_it_is_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from answerlens.trials.shard import Shard, shard_number
+
+    dataset, out = trial_run(tmp_path, [ABSTAIN, ANSWER, ABSTAIN, ABSTAIN], repeats=4)
+    result = read_trial(out)
+    unsafe = next(sample.repeat for sample in result.samples if sample.assessment is not None
+                  and sample.assessment.recommended_action.value == "answer")
+    shard = Shard.parse(f"{3 - shard_number('u1', unsafe, 2)}/2")  # the shard without the unsafe answer
+    kept = tuple(sample for sample in result.samples if shard.holds(sample.case_id, sample.repeat))
+    summary = summarize(kept, drafts=False)
+    assert result.quality_gates is not None
+    gates = evaluate_gates(summary, {name: gate.required for name, gate in result.quality_gates.results.items()})
+    trial_folder.write_result(out, result.model_copy(update={"samples": kept, "summary": summary,
+                                                             "quality_gates": gates, "shard": shard}))
+    for sample in result.samples:
+        if sample not in kept:
+            (out / "samples" / trial_folder.sample_filename(sample.case_id, sample.repeat)).unlink()
+    code, printed, _ = cli(capsys, "verify", str(out), "--dataset", str(dataset))
+    assert code == 1 and f"holds shard {shard.label}, and run.json records the whole run" in printed, printed
+    # The result file alone cannot be told from a real shard's: it says it is one part of a run, everywhere.
+    alone = tmp_path / "sent" / "result.json"
+    alone.parent.mkdir()
+    alone.write_bytes((out / "result.json").read_bytes())
+    code, printed, error = cli(capsys, "verify", str(alone), "--dataset", str(dataset))
+    assert code == 0 and f"of shard {shard.label}, one part of the run" in printed, printed
+    assert f"shard {shard.label}: one part of a run" in error
+    report = tmp_path / "shard.html"
+    assert cli(capsys, "report", str(alone), "-o", str(report))[0] == 0
+    assert f"shard {shard.label}: one part of a run" in report.read_text(encoding="utf-8")

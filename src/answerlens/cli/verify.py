@@ -85,5 +85,5 @@ def _verified(check: PathCheck) -> str:
         text = f"{check.checked} assessment{'s' if check.checked != 1 else ''} verified"
     if check.samples is not None:
         failed = f", {check.samples.failed} failed" if check.samples.failed else ""
-        text += f"; {check.samples.found} of {check.samples.expected} samples{failed}"
+        text += f"; {check.samples.text}{failed}"
     return text

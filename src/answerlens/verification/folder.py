@@ -71,6 +71,10 @@ def check_folder(run: Path, *, bundles: Mapping[str, MemoryBundle] | None = None
         if checked.result is not None:
             if checked.result.manifest_sha256 != manifest.manifest_sha256:
                 problems.append(f"{RESULT}: of another run than {MANIFEST} (their manifest_sha256 differ)")
+            shown = {key: f"shard {part.label}" if part is not None else "the whole run"
+                     for key, part in ((RESULT, checked.result.shard), (MANIFEST, manifest.shard))}
+            if shown[RESULT] != shown[MANIFEST]:
+                problems.append(f"{RESULT}: holds {shown[RESULT]}, and {MANIFEST} records {shown[MANIFEST]}")
             problems += files_against_result(files, checked.result)
         return CheckedTrial(checked.result, (*problems, *checked.problems), checked.samples)
     result = unfinished_result(manifest, list(files.values()))

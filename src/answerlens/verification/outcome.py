@@ -41,6 +41,12 @@ def sample_notes(samples: Sequence[TrialSample | UpstreamSample]) -> Notes:
                             for sample in samples if sample.assessment is not None)
 
 
+def shard_notes(shard: str | None) -> Notes:
+    """What a shard's check cannot say: whether the whole run is complete (its other shards are elsewhere)."""
+    return Notes(caveats=(f"shard {shard}: one part of a run, complete only for its own samples; the whole run is "
+                          "verified once `answerlens trial-merge` has merged every shard",)) if shard else Notes()
+
+
 def unresolved(checked: int, given: bool) -> Notes:
     """The caveat of assessments verified without the bundle or dataset they were made over."""
     return Notes(caveats=(UNRESOLVED,)) if checked and not given else Notes()

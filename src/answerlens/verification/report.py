@@ -32,6 +32,7 @@ from answerlens.second_opinion.document import output_document
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.trials.result import TrialResult
 from answerlens.verification.inputs import assessment_problems, input_problems, report_notes
+from answerlens.verification.outcome import shard_notes
 from answerlens.verification.samples import SampleCount
 from answerlens.verification.trial import trial_problems
 
@@ -224,7 +225,8 @@ def _checked(raw: dict[str, Any]) -> tuple[Findings, SampleCount | None]:
         trial = trial_problems(report.result)
         unfinished = (trial.samples.text + ": the run had not finished",) \
             if trial.samples is not None and not trial.samples.complete else ()
-        return Findings(trial.problems, trial=trial.result, caveats=unfinished + caveats), trial.samples
+        shard = shard_notes(trial.samples.shard if trial.samples is not None else None).caveats
+        return Findings(trial.problems, trial=trial.result, caveats=unfinished + shard + caveats), trial.samples
     return Findings(assessment_problems(report), caveats=caveats), None
 
 

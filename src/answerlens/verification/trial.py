@@ -202,7 +202,8 @@ def manifest_problems(result: TrialResult) -> tuple[list[str], SampleCount | Non
     planned = [(case, repeat) for case in result.case_hashes for repeat in range(result.repeats)
                if result.shard is None or result.shard.holds(case, repeat)]
     failed = sum(1 for sample in result.samples if sample.error is not None)
-    count = SampleCount(len(planned), len(seen & set(planned)), failed, written=result.kind == ResultKind.RESULT)
+    count = SampleCount(len(planned), len(seen & set(planned)), failed, written=result.kind == ResultKind.RESULT,
+                        shard=result.shard.label if result.shard is not None else None)
     if count.written and count.found < count.expected:
         problems.append(f"result: written as finished, but it holds {count.found} of {count.expected} samples: "
                         "samples it counted are gone")

@@ -13,7 +13,7 @@ from answerlens.trials.dataset import Dataset
 from answerlens.trials.folder import RESULT_MAX_BYTES
 from answerlens.trials.log import ResultKind, TrialSample
 from answerlens.verification.notes import Notes
-from answerlens.verification.outcome import PathCheck, sample_notes, unresolved
+from answerlens.verification.outcome import PathCheck, sample_notes, shard_notes, unresolved
 from answerlens.verification.trial import CheckedTrial
 
 TRIAL_RUN_KIND = "answerlens-trial-run"
@@ -92,7 +92,8 @@ def _trial(path: Path, *, run: Path | None, data: Any, dataset: Dataset | None) 
         problems += dataset_problems(result, dataset, rederive=False)
     kind = {ResultKind.UPSTREAM: "upstream trial result", ResultKind.RUN: "trial run"}.get(result.kind, "trial result")
     assessed = sum(1 for sample in result.samples if sample.assessment is not None)
-    notes = sample_notes(result.samples) + unresolved(assessed, dataset is not None)
+    notes = sample_notes(result.samples) + unresolved(assessed, dataset is not None) + \
+        shard_notes(result.shard.label if result.shard is not None else None)
     return PathCheck(path, kind, assessed, tuple(problems), notes, checked.samples)
 
 
