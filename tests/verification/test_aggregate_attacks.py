@@ -363,3 +363,21 @@ def test_a_whole_run_passed_off_as_a_shard_is_refused_and_a_shard_says_it_is_one
     report = tmp_path / "shard.html"
     assert cli(capsys, "report", str(alone), "-o", str(report))[0] == 0
     assert f"shard {shard.label}: one part of a run" in report.read_text(encoding="utf-8")
+
+
+def test_a_live_sample_copied_under_another_repeat_number_is_refused(tmp_path: Path) -> None:
+    out = sweep_folder_of(tmp_path, [ANSWER, ABSTAIN], repeats=2)
+    first, second = sorted((out / "samples").glob("*.json"))
+    copy = json.loads(first.read_text(encoding="utf-8")) | {"repeat": 1}
+    second.write_text(json.dumps(copy, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    rebuild_sweep_result(out, read_recorded(out).manifest)
+    assert any("a copy of repeat 0" in problem for problem in verify_path(out).problems)
+    _, trial = trial_of(tmp_path, "trial", [ANSWER, 500], repeats=2)  # a good sample stands in for a failed one
+    good, failed = (trial / "samples" / trial_folder.sample_filename("u1", repeat) for repeat in (0, 1))
+    assert "error" in json.loads(failed.read_text(encoding="utf-8"))
+    failed.write_text(json.dumps(json.loads(good.read_text(encoding="utf-8")) | {"repeat": 1}), encoding="utf-8")
+    result = read_trial(trial)
+    samples = tuple(trial_folder.read_sample(path) for path in (good, failed))
+    summary = summarize(samples, drafts=False)
+    trial_folder.write_result(trial, result.model_copy(update={"samples": samples, "summary": summary}))
+    assert any("a copy of repeat 0" in problem for problem in verify_path(trial).problems)

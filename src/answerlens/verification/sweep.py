@@ -17,7 +17,7 @@ from answerlens.trials.log import round_trip_problem
 from answerlens.verification.assessment import verify_assessment
 from answerlens.verification.opinion import verify_second_opinion
 from answerlens.verification.samples import SampleCount
-from answerlens.verification.trial import asked_problems, prompt_problems
+from answerlens.verification.trial import asked_problems, copy_problems, prompt_problems
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ def check(recorded: Recorded) -> SweepCheck:
     bundles = {context.setting.key: context.bundle for context in contexts}
     manifest = recorded.manifest
     problems = [*left_out, *prompt_problems(manifest.prompt_version, manifest.prompt_sha256),
+                *copy_problems(result.samples),
                 *asked_problems(result.samples, manifest.configuration, prompt_version=manifest.prompt_version,
                                 prompt_sha256=manifest.prompt_sha256, second_opinion=manifest.second_opinion)]
     for sample in result.samples:

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from answerlens.assessment import ReplyOrigin
 from answerlens.audit import configuration_sha256, manifest_sha256
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import DatasetError, TrialError, describe_validation
@@ -175,6 +176,27 @@ def asked_problems(samples: Sequence[TrialSample | UpstreamSample], configuratio
     return problems
 
 
+def copy_problems(samples: Sequence[TrialSample | UpstreamSample]) -> list[str]:
+    """A sample that is another repeat's copy under its own repeat number: two live calls never agree to the
+    microsecond in both their latencies (a replayed reply may: its copy is what a rerun would give, so it is let be).
+    A copy would outvote an inconvenient repeat, or stand in for a failed one. Latencies are in no hash, so this
+    catches a verbatim copy only: a copy with a latency edited is the same as a rerun's to every check here."""
+    first: dict[tuple[str, str], int] = {}
+    problems = []
+    for sample in samples:
+        meta = sample.assessment.provider_metadata if isinstance(sample, TrialSample) and sample.assessment else None
+        if meta is None or meta.origin != ReplyOrigin.LIVE or not meta.latency_ms:  # 0: timings not kept
+            continue
+        assert isinstance(sample, TrialSample)
+        key = (sample.case_id, sample.model_dump_json(exclude={"repeat", "node"}))
+        if key in first:
+            problems.append(f"{sample_label(sample)}: a copy of repeat {first[key]} (the same live call, to the "
+                            "microsecond): refused")
+        else:
+            first[key] = sample.repeat
+    return problems
+
+
 def manifest_problems(result: TrialResult) -> tuple[list[str], SampleCount | None]:
     """A result's manifest against its own fields, every sample against it (this run's, its case's hash, a repeat
     of the run's, counted once), and the count of the samples the manifest plans (the shard's, for a shard). A
@@ -197,6 +219,7 @@ def manifest_problems(result: TrialResult) -> tuple[list[str], SampleCount | Non
             problems.append(f"samples[{position}] {sample_label(sample)}: {why}")
         else:
             seen.add((sample.case_id, sample.repeat))
+    problems += copy_problems(result.samples)
     problems += asked_problems(result.samples, result.configuration, prompt_version=manifest["prompt_version"],
                                prompt_sha256=manifest["prompt_sha256"], second_opinion=bool(manifest["second_opinion"]))
     planned = [(case, repeat) for case in result.case_hashes for repeat in range(result.repeats)
