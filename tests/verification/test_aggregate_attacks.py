@@ -381,3 +381,25 @@ def test_a_live_sample_copied_under_another_repeat_number_is_refused(tmp_path: P
     summary = summarize(samples, drafts=False)
     trial_folder.write_result(trial, result.model_copy(update={"samples": samples, "summary": summary}))
     assert any("a copy of repeat 0" in problem for problem in verify_path(trial).problems)
+
+
+@pytest.mark.parametrize("name", ["compact_packed.json.orig", "COMPACT.JSON", ".hidden.json", "old"])
+def test_what_samples_holds_besides_sample_files_is_reported(tmp_path: Path, name: str) -> None:
+    out = sweep_folder_of(tmp_path, [ANSWER, ABSTAIN], repeats=2)
+    second = sorted((out / "samples").glob("*.json"))[1]
+    if name == "old":  # a subfolder of samples set aside
+        (out / "samples" / "old").mkdir()
+        second.rename(out / "samples" / "old" / second.name)
+    else:
+        second.rename(out / "samples" / name)
+    problems = verify_path(out).problems
+    if name == ".hidden.json":  # a *.json file, read as a sample: under a name the runner does not give it
+        assert any(".hidden.json" in problem for problem in problems), problems
+    else:
+        assert any(f"samples/{name}: not a sample file" in problem for problem in problems), problems
+    leftover = out / "samples" / f".{second.name}.123.456.tmp"  # a crash's half-written sample: not a problem
+    leftover.write_text("{", encoding="utf-8")
+    assert not any(leftover.name in problem for problem in verify_path(out).problems)
+    _, trial = trial_run(tmp_path, [ABSTAIN], repeats=1)
+    (trial / "samples" / name).mkdir() if name == "old" else (trial / "samples" / name).write_text("{}")
+    assert any(f"samples/{name}" in problem for problem in verify_path(trial).problems)

@@ -4,6 +4,7 @@ saved samples a resume reuses, each re-derived from its case's bundle."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -63,6 +64,7 @@ def check_folder(run: Path, *, bundles: Mapping[str, MemoryBundle] | None = None
     ``TrialError`` (nothing to verify), one whose fields were edited a problem."""
     manifest = read_manifest(run / MANIFEST)
     files, problems = _sample_files(run)
+    problems += stray_files(run)
     if (run / RESULT).exists():
         checked = trial_problems(read_saved_json(run / RESULT, RESULT_MAX_BYTES), bundles=bundles)
         own = manifest.manifest()
@@ -81,6 +83,21 @@ def check_folder(run: Path, *, bundles: Mapping[str, MemoryBundle] | None = None
     found, count = manifest_problems(result)
     problems += verify_samples(list(files.values()), bundles or {}, [f"{SAMPLES}/{name}" for name in files])
     return CheckedTrial(result, (*problems, *found), count)
+
+
+LEFTOVER = re.compile(r"\..+\.json\.\d+\.\d+\.tmp")
+"""``storage.temporary_name`` of a sample: a write a crash cut short (the next run clears it; nothing reads it)."""
+
+
+def stray_files(run: Path) -> list[str]:
+    """Whatever ``samples/`` holds besides sample files (and a crash's half-written leftovers): nothing reads it, so
+    it is reported, never silently ignored (a sample renamed ``.orig`` or moved into a subfolder is still there)."""
+    samples = run / SAMPLES
+    if not samples.is_dir():
+        return []
+    return [f"{SAMPLES}/{entry.name}: not a sample file (a run writes only NAME.json files there), so nothing counts "
+            "it — move it out of the folder" for entry in sorted(samples.iterdir())
+            if not entry.name.endswith(".json") and not LEFTOVER.fullmatch(entry.name)]  # *.json: the readers' own
 
 
 def _sample_files(run: Path) -> tuple[dict[str, TrialSample], list[str]]:

@@ -97,11 +97,10 @@ def _report(path: Path, bundle: MemoryBundle | None) -> PathCheck:
 
 def _sweep(path: Path) -> PathCheck:
     from answerlens.errors import AnswerlensError
-    from answerlens.sweeps.reader import read_recorded
-    from answerlens.verification.sweep import check
+    from answerlens.verification.sweep import verify_sweep
 
     try:
-        checked = check(read_recorded(path))
+        checked = verify_sweep(path)
     except (AnswerlensError, ValueError) as exc:  # recognisably a sweep whose files do not read: not verified
         return PathCheck(path, "sweep", problems=(str(exc),))
     samples = checked.result.samples

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -71,5 +71,10 @@ def _summary_problems(result: SweepResult, recorded: Mapping[str, Any] | None, c
 
 
 def verify_sweep(path: Path | str) -> SweepCheck:
-    """A sweep folder (or a file in it), verified."""
-    return check(read_recorded(path))
+    """A sweep folder (or a file in it), verified: ``check``, and whatever its ``samples/`` holds besides samples."""
+    from answerlens.sweeps.reader import folder_of
+    from answerlens.verification.folder import stray_files
+
+    checked = check(read_recorded(path))
+    stray = stray_files(folder_of(path))
+    return replace(checked, problems=(*checked.problems, *stray)) if stray else checked
