@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from answerlens.errors import DatasetError, VerificationError
+from answerlens.errors import DatasetError, TrialError, VerificationError
 from answerlens.records import MemoryBundle
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.folder import RESULT_MAX_BYTES
@@ -72,6 +72,9 @@ def _trial(path: Path, *, run: Path | None, data: Any, dataset: Dataset | None) 
     from answerlens.verification.folder import check_folder
     from answerlens.verification.trial import trial_problems
 
+    found = Notes()
+    if dataset is None and run is not None:
+        dataset, found = _recorded_file(run)
     bundles = _bundles_of(path, run, data, dataset)
     if run is not None:
         checked: CheckedTrial = check_folder(run, bundles=bundles)
@@ -92,9 +95,36 @@ def _trial(path: Path, *, run: Path | None, data: Any, dataset: Dataset | None) 
         problems += dataset_problems(result, dataset, rederive=False)
     kind = {ResultKind.UPSTREAM: "upstream trial result", ResultKind.RUN: "trial run"}.get(result.kind, "trial result")
     assessed = sum(1 for sample in result.samples if sample.assessment is not None)
-    notes = sample_notes(result.samples) + unresolved(assessed, dataset is not None) + \
+    notes = found + sample_notes(result.samples) + unresolved(assessed, dataset is not None) + \
         shard_notes(result.shard.label if result.shard is not None else None)
     return PathCheck(path, kind, assessed, tuple(problems), notes, checked.samples)
+
+
+def _recorded_file(run: Path) -> tuple[Dataset | None, Notes]:
+    """The dataset a run folder's ``run.json`` names, when it is still there with the bytes the run hashed (the
+    path as the runner was given it: absolute, or relative to where it ran — tried from here and from beside the
+    folder); else None, and the note that labels and cases went unchecked."""
+    from answerlens.trials.dataset import load_dataset
+    from answerlens.trials.folder import read_manifest
+
+    try:
+        manifest = read_manifest(run / "run.json")
+    except (DatasetError, TrialError, OSError, ValueError):
+        return None, Notes()
+    named = Path(manifest.dataset)
+    tried = [named] if named.is_absolute() else [Path.cwd() / named, run.parent / named]
+    for candidate in tried:
+        if not candidate.is_file():
+            continue
+        try:
+            dataset = load_dataset(candidate)
+        except (DatasetError, OSError, ValueError):
+            continue
+        if dataset.sha256 == manifest.dataset_sha256:
+            return dataset, Notes(caveats=(f"labels and cases checked against the dataset the run names, "
+                                           f"{candidate} (its bytes unchanged since the run)",))
+    return None, Notes(caveats=(f"labels and cases were not checked: the dataset the run names, {manifest.dataset}, "
+                                "is not there with the bytes the run hashed — pass --dataset FILE",))
 
 
 def verify_trial_data(data: Any, source: str) -> CheckedTrial:
