@@ -54,7 +54,12 @@ def read_labels(path: Path) -> list[Label]:
         try:
             data = json.loads(line)
         except ValueError as exc:
-            raise LabelError(f"{path}: line {number} is not JSON ({exc})") from None
+            if line.strip().startswith("["):  # a pretty-printed array
+                data = []
+            else:
+                raise LabelError(f"{path}: line {number} is not JSON ({exc})") from None
+        if isinstance(data, list):
+            raise LabelError(f"{path}: line {number}: expected one label object per line (JSON lines), got an array")
         labels.append(parse_label(data, f"{path}: line {number}"))
     return labels
 
