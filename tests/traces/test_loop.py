@@ -49,8 +49,9 @@ def test_import_from_phoenix_assess_and_write_back(phoenix: Phoenix, project: st
     assert [record["text"] for record in sample["bundle"]["records"]] == [
         "The dashboard API stores its data in Postgres 16.", "Redis 7 caches the dashboard's sessions.",
         "The billing team moved to the third floor in March."]
+    assert [record["id"] for record in sample["bundle"]["records"]] == ["kb-postgres", "kb-redis", "kb-floor"]
     assert sample["bundle"]["records"][0]["metadata"]["document"] == {
-        "id": "kb-postgres", "position": 0, "score": 0.91,
+        "position": 0, "score": 0.91,
         "metadata": {"source": "runbook.md", "section": "storage"}}
     (listed,) = [s for s in phoenix.spans(project) if s["context"]["span_id"] == traced.retriever_span_id]
     assert sample["import"] | {"record_ids": None} == {
