@@ -123,3 +123,31 @@ def test_a_labels_file_that_is_a_json_array_says_what_is_expected(tmp_path: Path
                                                      .model_dump(mode="json")]))
     assert main(["agreement", str(runs.path), "--labels", str(tmp_path / "array.json")]) == 2
     assert "expected one label object per line (JSON lines), got an array" in capsys.readouterr().err
+
+
+def _trial_labels(folder: Path, file: Path, count: int) -> None:
+    from answerlens.review.labels import Label
+    from answerlens.trials.reader import read_trial
+
+    samples = [sample for sample in read_trial(folder).samples if sample.assessment is not None][:count]
+    file.write_text("".join(Label(evaluation_id=s.assessment.evaluation_id,  # type: ignore[union-attr]
+                                  assessment_sha256=s.assessment.assessment_sha256,  # type: ignore[union-attr]
+                                  reviewer="ann", labelled_at=datetime(2026, 1, 2, tzinfo=UTC),
+                                  verdict=s.assessment.verdict).line() + "\n"  # type: ignore[union-attr]
+                            for s in samples))
+
+
+def test_labels_dataset_of_a_trial_folder_finds_the_trial_s_dataset_from_anywhere(tmp_path: Path, capsys,  # type: ignore[no-untyped-def]
+                                                                                  monkeypatch) -> None:
+    import shutil
+
+    example = SAMPLES / "trials" / "example"
+    _trial_labels(example, tmp_path / "ann.jsonl", 3)
+    monkeypatch.chdir(tmp_path)  # not where the trial ran: its dataset path is relative to the repository
+    assert main(["labels", "dataset", str(example), "--labels", "ann.jsonl", "--out", "d.jsonl"]) == 0
+    assert "case(s) from" in capsys.readouterr().out
+    shutil.copytree(example, tmp_path / "copy")  # a copy far from its dataset: said as such
+    assert main(["labels", "dataset", "copy", "--labels", "ann.jsonl", "--out", "e.jsonl"]) == 2
+    err = capsys.readouterr().err
+    assert "the dataset sample_bundles/trials/questions.json is not there any more" in err
+    assert "keeps its context, not its bundle" not in err and "(--bundles)" in err

@@ -139,6 +139,8 @@ def _case(inputs: str, group: _Case, *, out: Path, bundles: BundleIndex | None,
     bundle, file = opened.bundle, opened.bundle_file
     if bundle is None and bundles is not None:
         bundle, file = bundles.find(opened.assessment.context_sha256) or (None, None)
+    if bundle is None and opened.missing is not None:
+        return f"its bundle was not found ({opened.missing}): pass the bundle's file or folder (--bundles)"
     if bundle is None:
         return ("its bundle was not found (a stored run keeps its context, not its bundle): pass the bundle's file "
                 "or folder (--bundles)")
