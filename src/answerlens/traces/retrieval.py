@@ -1,8 +1,8 @@
 """A retriever (or reranker) span and its trace → an ordinary sample (pure): the documents in position order as the
 records of a simple-format bundle (each document's id is its record's id; positions, scores and metadata kept on
-each record for audit), the question
-from the span's input (else the trace root's), the draft answer from the trace's LLM span when asked, and the
-``import`` block. A span that cannot give a fair bundle is refused with what to change."""
+each record for audit), the question from the span's input (else the trace root's), the draft answer from the
+trace's LLM span when asked, and the ``import`` block. A span that cannot give a fair bundle is refused with what
+to change."""
 
 from __future__ import annotations
 
