@@ -221,3 +221,18 @@ def test_the_record_limit_comes_from_the_environment(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("ANSWERLENS_MAX_RECORDS", "many")
     with pytest.raises(BundleError, match="not a positive whole number"):
         load_bundle([{"text": "x"}])
+
+
+def test_a_simple_record_id_may_be_any_text_and_stands_for_its_derived_uuid() -> None:
+    from uuid import UUID
+
+    from answerlens.loading import record_uuid
+
+    given = "5f2b7d9e-1c3a-4b6d-8e0f-123456789abc"
+    bundle = load_bundle({"records": [{"text": "a", "id": "kb-1"}, {"text": "b", "id": given.upper()}]})
+    ids = [candidate.node.id for group in bundle.sections.values() for candidate in group]
+    assert ids == [record_uuid("kb-1"), UUID(given)] and record_uuid("kb-1") == record_uuid("kb-1")
+    with pytest.raises(BundleError, match="a record id is a UUID or non-blank text"):
+        load_bundle({"records": [{"text": "a", "id": " "}]})
+    with pytest.raises(BundleError, match="record ids must be unique"):
+        load_bundle({"records": [{"text": "a", "id": "kb-1"}, {"text": "b", "id": "kb-1"}]})

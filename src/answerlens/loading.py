@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid5
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -54,7 +54,9 @@ class SimpleRecord(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str
-    id: UUID | None = None
+    id: UUID | str | None = None
+    """A UUID, or any other non-blank text (e.g. a retriever's document id), which stands for the UUID
+    ``record_uuid`` derives from it: assessments cite records by UUID."""
     speaker: str | None = None
     event_time: datetime | None = None
     valid_from: datetime | None = None
@@ -75,6 +77,18 @@ class SimpleRecord(BaseModel):
         if read:
             raise ValueError(f"metadata key {read[0]!r} is read by the renderer: set it with "
                              f"{'speaker' if read[0] == SPEAKER_METADATA_KEY else 'condition_state'} instead")
+        return value
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            if not value.strip():
+                raise ValueError("a record id is a UUID or non-blank text")
+            try:
+                return UUID(value)
+            except ValueError:
+                return value
         return value
 
     @field_validator("speaker")
@@ -109,12 +123,27 @@ class SimpleBundle(BaseModel):
     context_guidance: str | None = None
 
 
+RECORD_ID_NAMESPACE = UUID("8d1f3c52-6b0e-5a47-9c2d-3e4f5a6b7c8d")
+"""The namespace of the UUIDs derived from text record ids (uuid5)."""
+
+
+def record_uuid(identifier: UUID | str) -> UUID:
+    """The UUID a record id stands for: itself when it is (or reads as) a UUID, else uuid5 of its text in
+    ``RECORD_ID_NAMESPACE``, so a text id always names the same record."""
+    if isinstance(identifier, UUID):
+        return identifier
+    try:
+        return UUID(identifier)
+    except ValueError:
+        return uuid5(RECORD_ID_NAMESPACE, identifier)
+
+
 def _simple_to_bundle(simple: SimpleBundle) -> MemoryBundle:
-    given = {record.id for record in simple.records if record.id is not None}
+    given = {record_uuid(record.id) for record in simple.records if record.id is not None}
     counter = 0
     sections: dict[str, list[Candidate]] = {}
     for record in simple.records:
-        record_id = record.id
+        record_id = record_uuid(record.id) if record.id is not None else None
         if record_id is None:
             # Deterministic ids that sort in document order, so m1 is the first passage.
             counter += 1

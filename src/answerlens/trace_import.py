@@ -8,7 +8,7 @@ from enum import Enum
 from typing import Any
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 IMPORT_KEY = "import"
 """The key of the block in a sample file and in an assessment's JSON."""
@@ -37,9 +37,16 @@ class TraceImport(BaseModel):
     """Each record's document position in the span (``retrieval.documents.{i}``), in the bundle's record order."""
     record_ids: tuple[UUID, ...] = Field(min_length=1)
     """Each record's id, aligned with ``positions``: a cited memory maps back to its document with the assessment
-    alone (answerlens' addition to the DESIGN shape: record ids are UUIDs, a retriever's document ids need not be)."""
+    alone (answerlens' addition to the DESIGN shape: assessments cite records by UUID, and a document id that is no
+    UUID stands for the one ``answerlens.loading.record_uuid`` derives from it)."""
     span_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     """sha256 of the canonical JSON of the span's attributes as read."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        data.setdefault("project", self.project)  # always said, null when none (DESIGN §13)
+        return data
 
     @model_validator(mode="after")
     def _aligned(self) -> TraceImport:

@@ -259,7 +259,9 @@ def test_dask_options_are_checked_before_anything_runs(tmp_path: Path, capsys: p
     dataset = write_dataset(tmp_path / "cases.json", question_cases())
     base = ["trial", str(dataset), "--out", str(tmp_path / "out")]
     assert main([*base, "--shards", "3"]) == 2
-    assert "--shards need --dask" in capsys.readouterr().err
+    assert "--shards needs --dask" in capsys.readouterr().err
+    assert main([*base, "--shards", "3", "--all-nodes"]) == 2
+    assert "--shards and --all-nodes need --dask" in capsys.readouterr().err
     assert main([*base, "--dask", "tcp://127.0.0.1:1", "--shard", "1/2"]) == 2
     assert main([*base, "--dask", "tcp://127.0.0.1:1", "--node-local-endpoint", "http://127.0.0.1:${P}/v1"]) == 2
     assert "pass --base-url" in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 from answerlens.cli import main
@@ -94,3 +95,59 @@ def test_bad_input_exits_2(tmp_path: Path, capsys) -> None:  # type: ignore[no-u
     assert "line 1" in capsys.readouterr().err
     assert main(["labels", "dataset", str(runs.path), "--out", str(tmp_path / "d.json")]) == 2
     assert "no labelled run could be exported" in capsys.readouterr().err
+
+
+def test_a_file_s_superseded_labels_count_once_the_newest_as_import_keeps(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    runs = filled(tmp_path / "runs.sqlite3")
+    early, late = datetime(2026, 1, 2, tzinfo=UTC), datetime(2026, 1, 3, tzinfo=UTC)
+    file = tmp_path / "ann.jsonl"
+    file.write_text("".join(item.line() + "\n" for item in (
+        label("answerable_billing_database", "answerable", at=late),
+        label("answerable_billing_database", "insufficient", at=early),
+        label("insufficient_table_tennis", "insufficient", at=early))))
+    assert main(["agreement", str(runs.path), "--labels", str(file), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["n"] == 2 and data["agreement"] == 1.0 and data["labels"]["valid"] == 2
+    assert main(["labels", "dataset", str(runs.path), "--labels", str(file), "--out", str(tmp_path / "d.jsonl"),
+                 "--bundles", str(SAMPLES)]) == 0
+    assert "2 case(s) from 2 label(s)" in capsys.readouterr().out
+    assert main(["labels", "import", str(file), "--store", str(runs.path)]) == 0
+    capsys.readouterr()
+    stored = LabelStore(runs).labels()
+    assert sorted(item.verdict.value for item in stored) == ["answerable", "insufficient"]
+
+
+def test_a_labels_file_that_is_a_json_array_says_what_is_expected(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    runs = filled(tmp_path / "runs.sqlite3")
+    (tmp_path / "array.json").write_text(json.dumps([label("insufficient_table_tennis", "insufficient")
+                                                     .model_dump(mode="json")]))
+    assert main(["agreement", str(runs.path), "--labels", str(tmp_path / "array.json")]) == 2
+    assert "expected one label object per line (JSON lines), got an array" in capsys.readouterr().err
+
+
+def _trial_labels(folder: Path, file: Path, count: int) -> None:
+    from answerlens.review.labels import Label
+    from answerlens.trials.reader import read_trial
+
+    samples = [sample for sample in read_trial(folder).samples if sample.assessment is not None][:count]
+    file.write_text("".join(Label(evaluation_id=s.assessment.evaluation_id,  # type: ignore[union-attr]
+                                  assessment_sha256=s.assessment.assessment_sha256,  # type: ignore[union-attr]
+                                  reviewer="ann", labelled_at=datetime(2026, 1, 2, tzinfo=UTC),
+                                  verdict=s.assessment.verdict).line() + "\n"  # type: ignore[union-attr]
+                            for s in samples))
+
+
+def test_labels_dataset_of_a_trial_folder_finds_the_trial_s_dataset_from_anywhere(tmp_path: Path, capsys,  # type: ignore[no-untyped-def]
+                                                                                  monkeypatch) -> None:
+    import shutil
+
+    example = SAMPLES / "trials" / "example"
+    _trial_labels(example, tmp_path / "ann.jsonl", 3)
+    monkeypatch.chdir(tmp_path)  # not where the trial ran: its dataset path is relative to the repository
+    assert main(["labels", "dataset", str(example), "--labels", "ann.jsonl", "--out", "d.jsonl"]) == 0
+    assert "case(s) from" in capsys.readouterr().out
+    shutil.copytree(example, tmp_path / "copy")  # a copy far from its dataset: said as such
+    assert main(["labels", "dataset", "copy", "--labels", "ann.jsonl", "--out", "e.jsonl"]) == 2
+    err = capsys.readouterr().err
+    assert "the dataset sample_bundles/trials/questions.json is not there any more" in err
+    assert "keeps its context, not its bundle" not in err and "(--bundles)" in err

@@ -131,3 +131,11 @@ def test_a_sweep_without_the_new_axes_writes_run_json_as_before(tmp_path: Path) 
     from answerlens.sweeps.result import SweepSetting
 
     assert SweepSetting(format="compact", budget="packed").model_dump() == {"format": "compact", "budget": "packed"}
+
+
+def test_one_token_a_record_and_one_record_are_said_in_the_singular() -> None:
+    from answerlens.sweeps.view import value_text
+
+    assert (value_text("record_tokens", 1), value_text("record_tokens", 40)) == ("1 token a record",
+                                                                               "40 tokens a record")
+    assert value_text("top_k", 1) == "top 1 record"

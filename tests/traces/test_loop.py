@@ -36,7 +36,9 @@ def assess(capsys: pytest.CaptureFixture[str], sample: Path, base_url: str, *ext
 
 
 def test_import_from_phoenix_assess_and_write_back(phoenix: Phoenix, project: str, tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANSWERLENS_APP_URL", raising=False)  # the run link names the app `make run` serves
     traced = send(phoenix, project)
     sample_path = tmp_path / "sample.json"
 
@@ -49,8 +51,9 @@ def test_import_from_phoenix_assess_and_write_back(phoenix: Phoenix, project: st
     assert [record["text"] for record in sample["bundle"]["records"]] == [
         "The dashboard API stores its data in Postgres 16.", "Redis 7 caches the dashboard's sessions.",
         "The billing team moved to the third floor in March."]
+    assert [record["id"] for record in sample["bundle"]["records"]] == ["kb-postgres", "kb-redis", "kb-floor"]
     assert sample["bundle"]["records"][0]["metadata"]["document"] == {
-        "id": "kb-postgres", "position": 0, "score": 0.91,
+        "position": 0, "score": 0.91,
         "metadata": {"source": "runbook.md", "section": "storage"}}
     (listed,) = [s for s in phoenix.spans(project) if s["context"]["span_id"] == traced.retriever_span_id]
     assert sample["import"] | {"record_ids": None} == {
@@ -74,7 +77,8 @@ def test_import_from_phoenix_assess_and_write_back(phoenix: Phoenix, project: st
     assert annotation["result"] == {"label": "answer_partially", "score": 0.5, "explanation": why(assessment)}
     assert annotation["metadata"] == {"evaluation_id": assessment.evaluation_id, "verdict": "partial",
                                       "assessment_sha256": assessment.assessment_sha256,
-                                      "span_sha256": sample["import"]["span_sha256"]}
+                                      "span_sha256": sample["import"]["span_sha256"],
+                                      "run_url": f"http://127.0.0.1:8501/?run={assessment.evaluation_id}"}
     documents = document_annotations(phoenix, project, traced.retriever_span_id)
     assert [(d["documentPosition"], d["name"], d["label"], d["score"], d["annotatorKind"]) for d in documents] == [
         (0, "answerlens.answerability", "accepted", 1.0, "CODE"),

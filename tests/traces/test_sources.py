@@ -14,6 +14,8 @@ from tests.phoenix_server import ADMIN_SECRET, Phoenix, free_port
 from tests.traces.phoenix_reads import send
 from tests.traces.pipeline import Document, OtlpJsonLines, otlp_json, provider, run_pipeline
 
+FIXTURES = Path(__file__).parent / "fixtures"
+
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
@@ -59,9 +61,31 @@ def test_content_cut_by_the_attribute_length_limit_is_refused_with_how_to_raise_
     monkeypatch.setenv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "40")  # read by the SDK's SpanLimits
     err = refused(capsys, tmp_path, str(traced_file(tmp_path)))
     assert "documents 0, 1, 2 of RETRIEVER span 'retrieve'" in err
-    assert "end at exactly 40 characters, as long as the span's longest text: their content looks cut by an " \
-           "attribute length limit: OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT" in err
+    assert "end at exactly 40 characters, the attribute value length limit set here and as long as the trace's " \
+           "longest text: their content looks cut by an attribute length limit: OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT" \
+           in err
     assert "raise or unset it in the traced application" in err
+
+
+def test_content_cut_at_a_typical_limit_elsewhere_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "128")  # the traced application's, not the importer's
+    long = [Document(f"Document {n}: " + "the billing service keeps its invoices in Postgres 16. " * 4, id=f"k{n}")
+            for n in range(2)]
+    file = traced_file(tmp_path, documents=long)
+    monkeypatch.delenv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT")
+    err = refused(capsys, tmp_path, str(file))
+    assert "documents 0, 1 of RETRIEVER span 'retrieve'" in err
+    assert "end at exactly 128 characters, a usual length limit reached by 3 texts of the trace" in err
+
+
+@pytest.mark.parametrize("name", ["samelen_as_question.json", "fixed_chunks.json", "jsoninput.json"])
+def test_complete_documents_of_one_length_are_not_taken_for_cut_ones(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.delenv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", raising=False)
+    code, _, err = run(capsys, "import-trace", str(FIXTURES / name), "-o", str(tmp_path / "sample.json"))
+    assert code == 0, err
+    assert json.loads((tmp_path / "sample.json").read_text())["import"]["positions"]
 
 
 def test_one_short_document_is_not_taken_for_a_cut_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -71,7 +95,7 @@ def test_one_short_document_is_not_taken_for_a_cut_one(tmp_path: Path, capsys: p
     assert code == 0, err
     assert "note: document 0 has no id: it is named doc0" in err
     record = json.loads((tmp_path / "sample.json").read_text())["bundle"]["records"][0]
-    assert record["metadata"]["document"] == {"id": "doc0", "position": 0}
+    assert record["id"] == "doc0" and record["metadata"]["document"] == {"position": 0}
 
 
 def test_dropped_attributes_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -118,9 +142,11 @@ def test_a_file_that_is_not_otlp_json_is_refused(tmp_path: Path, capsys: pytest.
     assert "Field 'kind' expected <class 'int'>, got str (trace and span ids are hex, enums are numbers" in refused(
         capsys, tmp_path, _enum_names(tmp_path))
     good = json.dumps(otlp_json(run_pipeline(provider("rag")).spans))
-    assert "lines.jsonl, line 2: invalid JSON at line 1 column 1" in refused(
+    assert "lines.jsonl, line 2: not OTLP JSON: invalid JSON at line 1 column 1" in refused(
         capsys, tmp_path, _write(tmp_path, "lines.jsonl", good + "\nnot json\n"))
     assert "the file is empty" in refused(capsys, tmp_path, _write(tmp_path, "empty.json", "\n"))
+    assert "garbage.txt: not OTLP JSON: invalid JSON at line 1 column 1" in refused(
+        capsys, tmp_path, str(FIXTURES / "garbage.txt"))
     assert "file not found" in refused(capsys, tmp_path, str(tmp_path / "missing.json"))
 
 
@@ -151,7 +177,7 @@ def test_a_reranker_span_gives_its_output_documents_in_their_new_order(
     code, _, err = run(capsys, "import-trace", str(file), "--reranker", "-o", str(tmp_path / "sample.json"))
     assert code == 0, err
     sample = json.loads((tmp_path / "sample.json").read_text())
-    assert [r["metadata"]["document"]["id"] for r in sample["bundle"]["records"]] == ["kb-floor", "kb-postgres"]
+    assert [r["id"] for r in sample["bundle"]["records"]] == ["kb-floor", "kb-postgres"]
     assert sample["import"]["positions"] == [0, 1]
 
 

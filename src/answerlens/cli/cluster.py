@@ -39,7 +39,8 @@ def cluster_from(args: argparse.Namespace, endpoints: list[str]) -> DaskCluster 
                                       ("--all-nodes", args.all_nodes)) if value]
     if args.dask is None:
         if given:
-            raise UsageError(f"{', '.join(given)} need --dask tcp://HOST:PORT")
+            named = given[0] if len(given) == 1 else f"{', '.join(given[:-1])} and {given[-1]}"
+            raise UsageError(f"{named} need{'s' if len(given) == 1 else ''} --dask tcp://HOST:PORT")
         return None
     try:
         import distributed  # noqa: F401 - only with --dask

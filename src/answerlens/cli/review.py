@@ -78,9 +78,9 @@ def open_source(text: str, cwd: Path) -> tuple[Source, RunStore]:
 
 def _labels(file: Path | None, runs: RunStore) -> list[Label]:
     from answerlens.review.export import read_labels
-    from answerlens.review.labels import LabelStore
+    from answerlens.review.labels import LabelStore, newest
 
-    return read_labels(file) if file is not None else LabelStore(runs).labels()
+    return newest(read_labels(file)) if file is not None else LabelStore(runs).labels()
 
 
 def _matching(args: argparse.Namespace) -> tuple[Source, Matching]:

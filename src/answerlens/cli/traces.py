@@ -106,12 +106,9 @@ def annotate(assessment: AnswerabilityAssessment, url: str, project: str | None)
     """Write the verdict onto its span; the summary of what was written."""
     from answerlens.traces.phoenix import Phoenix
     from answerlens.traces.writeback import write_verdict
-    from answerlens.tracing.attributes import run_url
-    from answerlens.tracing.base import app_url
 
     with Phoenix.connect(url) as phoenix:
-        written = write_verdict(phoenix, assessment, project=project,
-                                run_url=run_url(app_url(), assessment.evaluation_id))
+        written = write_verdict(phoenix, assessment, project=project)
     return written.summary()
 
 

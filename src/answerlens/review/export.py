@@ -54,7 +54,12 @@ def read_labels(path: Path) -> list[Label]:
         try:
             data = json.loads(line)
         except ValueError as exc:
-            raise LabelError(f"{path}: line {number} is not JSON ({exc})") from None
+            if line.strip().startswith("["):  # a pretty-printed array
+                data = []
+            else:
+                raise LabelError(f"{path}: line {number} is not JSON ({exc})") from None
+        if isinstance(data, list):
+            raise LabelError(f"{path}: line {number}: expected one label object per line (JSON lines), got an array")
         labels.append(parse_label(data, f"{path}: line {number}"))
     return labels
 
@@ -134,6 +139,8 @@ def _case(inputs: str, group: _Case, *, out: Path, bundles: BundleIndex | None,
     bundle, file = opened.bundle, opened.bundle_file
     if bundle is None and bundles is not None:
         bundle, file = bundles.find(opened.assessment.context_sha256) or (None, None)
+    if bundle is None and opened.missing is not None:
+        return f"its bundle was not found ({opened.missing}): pass the bundle's file or folder (--bundles)"
     if bundle is None:
         return ("its bundle was not found (a stored run keeps its context, not its bundle): pass the bundle's file "
                 "or folder (--bundles)")

@@ -51,7 +51,7 @@ def check_trial(result: TrialResult, path: Path, *, cwd: Path) -> FolderCheck:
     from answerlens.verification.trial import sample_problems
 
     documents = {found.position: found.data for found in assessments_of(result)}
-    dataset = run_dataset(result, cwd)
+    dataset = run_dataset(result, cwd, path)
     missing = dataset if isinstance(dataset, str) else None
     cases = {} if isinstance(dataset, str) else {item.case.id: item for item in dataset.cases}
     opened = []

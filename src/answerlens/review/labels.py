@@ -94,6 +94,21 @@ class Label(BaseModel):
         return json_line(self.model_dump(mode="json"))
 
 
+def supersedes(label: Label, kept: datetime | None) -> bool:
+    """Whether ``label`` replaces a label of the same key (run, hashes, reviewer) labelled at ``kept``: only a newer
+    one does (on a tie the first kept stays)."""
+    return kept is None or label.labelled_at > kept
+
+
+def newest(labels: Iterable[Label]) -> list[Label]:
+    """One label per reviewer per thing shown, the newest, as importing keeps them; in first-seen order."""
+    kept: dict[tuple[str, str, str], Label] = {}
+    for label in labels:
+        if supersedes(label, kept[label.key].labelled_at if label.key in kept else None):
+            kept[label.key] = label
+    return list(kept.values())
+
+
 def json_line(value: Any) -> str:
     """One line of JSON, non-ASCII kept but the characters a line splitter may break on (U+0085, U+2028, U+2029)
     escaped, so a note can never split its label in two."""
@@ -174,7 +189,7 @@ class LabelStore:
             for label in labels:
                 found = db.execute("SELECT labelled_at FROM labels WHERE evaluation_id = ? AND assessment_sha256 = ? "
                                    "AND reviewer = ?", label.key).fetchone()
-                if found is not None and datetime.fromisoformat(found[0]) >= label.labelled_at:
+                if found is not None and not supersedes(label, datetime.fromisoformat(found[0])):
                     kept += 1
                     continue
                 db.execute(f"INSERT OR REPLACE INTO labels ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", _row(label))

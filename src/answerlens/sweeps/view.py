@@ -46,7 +46,7 @@ def value_text(axis: str, value: Any) -> str:
     if axis == "top_k":
         return "every record" if value is None else f"top {value:,} record{'s' if value != 1 else ''}"
     if axis == "record_tokens":
-        return "whole records" if value is None else f"{value:,} tokens a record"
+        return "whole records" if value is None else f"{value:,} token{'s' if value != 1 else ''} a record"
     return str(value)
 
 

@@ -26,6 +26,11 @@ def _error(message: str, label: str | None) -> Exception:
     return TraceError(f"{label}: {message}" if label else message)
 
 
+def _not_otlp(message: str, label: str | None) -> Exception:
+    """What JSON that does not parse is: not OTLP JSON, with where it stopped parsing."""
+    return _error(f"not OTLP JSON: {message}", label)
+
+
 def read_otlp(path: Path) -> list[TraceSpan]:
     """Every span the file holds, in file order; anything that is not OTLP JSON is a ``TraceError`` saying what the
     file is instead."""
@@ -39,13 +44,13 @@ def read_otlp(path: Path) -> list[TraceSpan]:
 def spans_of_text(text: str, label: str) -> list[TraceSpan]:
     """The spans of OTLP JSON text (an uploaded file): one document, or one per line."""
     try:
-        documents = [(label, parse_json(text, label, error=_error))]
+        documents = [(label, parse_json(text, label, error=_not_otlp))]
     except TraceError:
         lines = [(f"{label}, line {number}", line) for number, line in enumerate(text.splitlines(), 1)
                  if line.strip()]
         if len(lines) < 2:
             raise
-        documents = [(where, parse_json(line, where, error=_error)) for where, line in lines]
+        documents = [(where, parse_json(line, where, error=_not_otlp)) for where, line in lines]
     spans: list[TraceSpan] = []
     for where, document in documents:
         spans += _decoded(document, where)

@@ -1,11 +1,13 @@
 """A retriever (or reranker) span and its trace → an ordinary sample (pure): the documents in position order as the
-records of a simple-format bundle (document ids, scores and metadata kept on each record for audit), the question
-from the span's input (else the trace root's), the draft answer from the trace's LLM span when asked, and the
-``import`` block. A span that cannot give a fair bundle is refused with what to change."""
+records of a simple-format bundle (each document's id is its record's id; positions, scores and metadata kept on
+each record for audit), the question from the span's input (else the trace root's), the draft answer from the
+trace's LLM span when asked, and the ``import`` block. A span that cannot give a fair bundle is refused with what
+to change."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,7 +15,7 @@ from typing import Any
 from uuid import UUID
 
 from answerlens.errors import TraceError
-from answerlens.loading import load_bundle
+from answerlens.loading import load_bundle, record_uuid
 from answerlens.samples import Sample
 from answerlens.trace_import import TraceImport, TraceSource
 from answerlens.traces.spans import TraceSpan, root_of
@@ -89,7 +91,7 @@ def _document(position: int, fields: dict[str, Any]) -> Document:
     score = fields.get("score")
     identifier = fields.get("id")
     content = fields.get("content")
-    return Document(position, str(identifier) if identifier is not None and str(identifier) else None,
+    return Document(position, str(identifier) if identifier is not None and str(identifier).strip() else None,
                     content if isinstance(content, str) else None,
                     float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None,
                     metadata)
@@ -102,7 +104,7 @@ def sample_from(span: TraceSpan, trace: Sequence[TraceSpan], source: TraceSource
     content cut by a length limit, attributes the tracer dropped, no question, or no answer when one is asked for."""
     what = f"{span.kind} span {span.name!r} ({span.span_id})"
     documents = documents_of(span)
-    _check(span, documents, what)
+    _check(span, trace, documents, what)
     records, notes = [], []
     for document in documents:
         if document.id is None:
@@ -123,7 +125,7 @@ def sample_from(span: TraceSpan, trace: Sequence[TraceSpan], source: TraceSource
     return Imported(sample, tuple(notes))
 
 
-def _check(span: TraceSpan, documents: list[Document], what: str) -> None:
+def _check(span: TraceSpan, trace: Sequence[TraceSpan], documents: list[Document], what: str) -> None:
     field = RERANKED if span.kind == RERANKER else RETRIEVED
     if span.dropped_attributes:
         raise TraceError(f"the tracer dropped {span.dropped_attributes} attribute(s) of {what}, so documents may be "
@@ -136,48 +138,69 @@ def _check(span: TraceSpan, documents: list[Document], what: str) -> None:
         raise TraceError(f"{_positions(empty)} of {what} {'has' if len(empty) == 1 else 'have'} no content "
                          f"({field}.N.document.content): record document content in the retriever's "
                          "instrumentation (OpenInference records it unless told not to) and trace again")
-    uuids = [str(UUID(document.id)) for document in documents if document.id is not None and _is_uuid(document.id)]
-    repeated = sorted({identifier for identifier in uuids if uuids.count(identifier) > 1})
-    if repeated:
-        raise TraceError(f"several documents of {what} have the id {repeated[0]}: a record's id is its document's "
-                         "when that is a UUID, and record ids must be unique; deduplicate the retriever's results")
-    cut = _cut_at(span, documents)
+    named: dict[UUID, str] = {}
+    for identifier in map(record_id, documents):
+        if record_uuid(identifier) in named:
+            raise TraceError(f"several documents of {what} have the id {named[record_uuid(identifier)]}: a "
+                             "document's id is its record's id, and record ids must be unique; deduplicate the "
+                             "retriever's results")
+        named[record_uuid(identifier)] = identifier
+    cut = _cut_at(span, trace, documents)
     if cut is not None:
-        length, positions = cut
-        raise TraceError(f"{_positions(positions)} of {what} end at exactly {length} characters, as long as the "
-                         f"span's longest text: their content looks cut by {LENGTH_LIMIT_HELP}")
+        length, positions, why = cut
+        raise TraceError(f"{_positions(positions)} of {what} end at exactly {length} characters, {why}: their "
+                         f"content looks cut by {LENGTH_LIMIT_HELP}")
 
 
-def _cut_at(span: TraceSpan, documents: list[Document]) -> tuple[int, list[int]] | None:
-    """The length the documents look cut at: at least two different texts of the span (a document and another
-    document or its input) are exactly as long as its longest text. One long document on its own cannot tell."""
-    texts = {value for value in span.attributes.values() if isinstance(value, str)}
+LIMIT_VARIABLES = ("OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT")
+"""Where the OpenTelemetry SDK reads its attribute value length limit (the first set wins)."""
+
+
+def _limit_here() -> int | None:
+    for name in LIMIT_VARIABLES:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return int(value) if value.isdigit() else None
+    return None
+
+
+def _usual_limit(length: int) -> bool:
+    """A length a limit is usually set to: a power of two from 128, or a multiple of 1000."""
+    return length >= 128 and (length & (length - 1) == 0 or length % 1000 == 0)
+
+
+def _cut_at(span: TraceSpan, trace: Sequence[TraceSpan],
+            documents: list[Document]) -> tuple[int, list[int], str] | None:
+    """Where the documents look cut, and why: documents exactly as long as the longest text of the whole trace
+    (a length limit holds for every span the application traces), at the limit set in this environment, or at a
+    usual limit value that at least two texts of the trace reach. Complete documents of one length (fixed-size
+    chunks, a document as long as the question) are none of these."""
+    texts = [value for item in [span, *trace] for value in item.attributes.values() if isinstance(value, str)]
     longest = max(map(len, texts), default=0)
-    at_limit = {text for text in texts if len(text) == longest}
     cut = [document.position for document in documents if document.content and len(document.content) == longest]
-    return (longest, cut) if cut and len(at_limit) >= 2 else None
+    if not cut:
+        return None
+    if _limit_here() == longest:
+        return longest, cut, "the attribute value length limit set here and as long as the trace's longest text"
+    reaching = len({text for text in texts if len(text) == longest})
+    if _usual_limit(longest) and reaching >= 2:
+        return longest, cut, f"a usual length limit reached by {reaching} texts of the trace and none longer"
+    return None
 
 
 def _positions(positions: list[int]) -> str:
     return f"document {positions[0]}" if len(positions) == 1 else f"documents {', '.join(map(str, positions))}"
 
 
+def record_id(document: Document) -> str:
+    """The record id of a document: its own id, else ``doc{position}``."""
+    return document.id if document.id is not None else f"doc{document.position}"
+
+
 def _record(document: Document) -> dict[str, Any]:
-    kept = {"id": document.id if document.id is not None else f"doc{document.position}",
-            "position": document.position, "score": document.score, "metadata": document.metadata}
-    record: dict[str, Any] = {"text": document.content,
-                              "metadata": {"document": {k: v for k, v in kept.items() if v is not None}}}
-    if document.id is not None and _is_uuid(document.id):
-        record["id"] = str(UUID(document.id))  # a document id that is a UUID is the record's id
-    return record
-
-
-def _is_uuid(text: str) -> bool:
-    try:
-        UUID(text)
-    except ValueError:
-        return False
-    return True
+    kept = {"position": document.position, "score": document.score, "metadata": document.metadata}
+    return {"id": record_id(document), "text": document.content,
+            "metadata": {"document": {k: v for k, v in kept.items() if v is not None}}}
 
 
 def _question(span: TraceSpan, trace: Sequence[TraceSpan], what: str) -> str:

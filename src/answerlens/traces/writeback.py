@@ -12,6 +12,8 @@ from answerlens.trace_import import TraceImport, TraceSource
 from answerlens.traces.annotations import DocumentVerdict, document_annotations, document_verdicts, span_annotation
 from answerlens.traces.phoenix import Phoenix
 from answerlens.traces.retrieval import documents_of
+from answerlens.tracing.attributes import run_url as link_to_run
+from answerlens.tracing.base import LOCAL_APP_URL, app_url
 from answerlens.verification.assessment import verify_assessment
 
 DEFAULT_PROJECT = "default"
@@ -50,7 +52,9 @@ def import_block(assessment: AnswerabilityAssessment) -> TraceImport:
 
 def write_verdict(phoenix: Phoenix, assessment: AnswerabilityAssessment, *, project: str | None = None,
                   run_url: str | None = None) -> Written:
-    """Write the span annotation and one document annotation per document; returns what was written."""
+    """Write the span annotation and one document annotation per document; returns what was written. Without
+    ``run_url``, the run link names the app at ``ANSWERLENS_APP_URL`` (else the app's own address, else
+    ``LOCAL_APP_URL``)."""
     block = import_block(assessment)
     report = verify_assessment(assessment)
     if not report.ok:
@@ -70,6 +74,8 @@ def write_verdict(phoenix: Phoenix, assessment: AnswerabilityAssessment, *, proj
     if missing:
         raise TraceError(f"span {block.span_id} in Phoenix has no document at position(s) "
                          f"{', '.join(map(str, missing))} of the import block; nothing was written")
+    if not run_url:  # a link is always there: the app's address when known, else where `make run` serves it
+        run_url = link_to_run(app_url() or LOCAL_APP_URL, assessment.evaluation_id)
     spans = span_annotation(assessment, block, run_url=run_url)
     documents = document_annotations(assessment, block)
     phoenix.post("/v1/span_annotations", [spans.body()])

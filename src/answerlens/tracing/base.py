@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from answerlens.tracing.attributes import Gates, Sample
 
 APP_URL_VARIABLE = "ANSWERLENS_APP_URL"
+LOCAL_APP_URL = "http://127.0.0.1:8501"
+"""Where ``make run`` (and ``streamlit run app.py``) serves the app by default."""
 _app_url: str | None = None
 
 

@@ -161,15 +161,17 @@ def _case_bundle(dataset_path: Path, case: TrialCase,
     return load_bundle(case.bundle, name="inline bundle"), None
 
 
-def run_dataset(result: TrialResult, cwd: Path) -> Dataset | str:
-    """The dataset a run of ours used, reloaded and checked against its sha256; or why it cannot be."""
+def run_dataset(result: TrialResult, cwd: Path, folder: Path | None = None) -> Dataset | str:
+    """The dataset a run of ours used, reloaded and checked against its sha256; or why it cannot be. A relative
+    path is relative to where the trial ran: ``cwd``, else the run's ``folder`` or a folder above it."""
     if result.dataset is None:
         return ("upstream result files name their bundles (artifact files) but do not contain them, so the "
                 "context cannot be shown")
     where, sha = result.dataset.path, result.dataset.sha256
     path = Path(where)
     if not path.is_absolute():
-        path = cwd / path
+        bases = [cwd, *([folder.resolve(), *folder.resolve().parents] if folder is not None else [])]
+        path = next((base / path for base in bases if (base / path).is_file()), cwd / path)
     if not path.is_file():
         return f"the dataset {where} is not there any more, so the bundles cannot be found"
     try:
