@@ -92,8 +92,7 @@ async def run_trial(
     endpoint (``trials.fit``; ``fitted``: a fit made already, ``announce`` hears its notes). ``cluster``: on its nodes.
     """
     limits.check_counts(repeats=repeats, concurrency=concurrency, endpoints=max(len(endpoints), 1),
-                        early_stop=early_stop)
-    limits.check_reply_bytes(config.max_reply_bytes)
+                        early_stop=early_stop, max_reply_bytes=config.max_reply_bytes)
     limits.check_samples(len(dataset.cases), repeats)
     urls, out = normalise_endpoints(config, endpoints), Path(out)
     # A fresh run is checked before its folder exists (a refusal leaves nothing); a resumed one when work is left.

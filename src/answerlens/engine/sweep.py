@@ -54,8 +54,7 @@ async def run_sweep(question: str, bundle: Any, config: AnswerabilityConfig, *, 
     contexts = contexts_of(loaded, settings)
     out = Path(out)
     limits.check_counts(repeats=repeats, concurrency=concurrency, endpoints=max(len(endpoints), 1),
-                        early_stop=early_stop)
-    limits.check_reply_bytes(config.max_reply_bytes)
+                        early_stop=early_stop, max_reply_bytes=config.max_reply_bytes)
     fitted = await fit_or_default(config, normalise_endpoints(config, endpoints), concurrency=concurrency,
                                   largest=largest_cell(question, answer, contexts), out=out,
                                   asked=preflight and cluster is None, announce=announce)  # a node's server: not ours

@@ -32,14 +32,16 @@ def _within(name: str, value: int, low: int, high: int) -> None:
         raise TrialError(f"{name} must be a whole number from {low:,} to {high:,} (got {shown})")
 
 
-def check_counts(*, repeats: int, concurrency: int | None, endpoints: int = 1, early_stop: int = 0) -> None:
+def check_counts(*, repeats: int, concurrency: int | None, endpoints: int = 1, early_stop: int = 0,
+                 max_reply_bytes: int | None = None) -> None:
     """The bounds that need no dataset; a value out of bounds is a ``TrialError`` naming it and its bounds
-    (``concurrency`` None: left to the endpoint)."""
+    (``concurrency`` None: left to the endpoint; ``max_reply_bytes``: the configuration's, ``check_reply_bytes``)."""
     _within("repeats", repeats, 1, MAX_REPEATS)
     if concurrency is not None:
         _within("concurrency", concurrency, 1, MAX_CONCURRENCY)
     _within("the number of endpoints", endpoints, 1, MAX_ENDPOINTS)
     _within("early stop", early_stop, 0, MAX_EARLY_STOP)
+    check_reply_bytes(max_reply_bytes)
 
 
 def check_reply_bytes(max_reply_bytes: int | None) -> None:
