@@ -403,3 +403,29 @@ def test_what_samples_holds_besides_sample_files_is_reported(tmp_path: Path, nam
     _, trial = trial_run(tmp_path, [ABSTAIN], repeats=1)
     (trial / "samples" / name).mkdir() if name == "old" else (trial / "samples" / name).write_text("{}")
     assert any(f"samples/{name}" in problem for problem in verify_path(trial).problems)
+
+
+def test_relabelled_cases_are_caught_by_a_plain_verify_while_the_runs_dataset_is_there(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dataset, out = trial_run(tmp_path, [ANSWER], repeats=1)
+    code, _, error = cli(capsys, "verify", str(out))
+    assert code == 0 and f"checked against the dataset the run names, {dataset}" in error, error
+
+    def relabel(data: dict[str, Any]) -> None:
+        data["label"] = "answerable"
+
+    (sample,) = (out / "samples").glob("*.json")
+    edit_json(sample, relabel)
+    result = read_trial(out)  # the summary and gates rebuilt over the relabelled sample: an unsafe answer is gone
+    samples = tuple(trial_folder.read_sample(path) for path in (sample,))
+    summary = summarize(samples, drafts=False)
+    assert result.quality_gates is not None
+    gates = evaluate_gates(summary, {name: gate.required for name, gate in result.quality_gates.results.items()})
+    questions = tuple(record.model_copy(update={"label": samples[0].label}) for record in result.questions)
+    trial_folder.write_result(out, result.model_copy(update={"samples": samples, "summary": summary,
+                                                             "quality_gates": gates, "questions": questions}))
+    code, printed, _ = cli(capsys, "verify", str(out))
+    assert code == 1 and "label differs from the dataset's" in printed, printed
+    dataset.rename(tmp_path / "elsewhere.json")  # gone: said, never silently passed over
+    code, _, error = cli(capsys, "verify", str(out))
+    assert "labels and cases were not checked" in error and "pass --dataset FILE" in error, error
