@@ -429,3 +429,22 @@ def test_relabelled_cases_are_caught_by_a_plain_verify_while_the_runs_dataset_is
     dataset.rename(tmp_path / "elsewhere.json")  # gone: said, never silently passed over
     code, _, error = cli(capsys, "verify", str(out))
     assert "labels and cases were not checked" in error and "pass --dataset FILE" in error, error
+
+
+def test_loosened_gates_are_said_wherever_the_verdict_is_read(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    dataset, out = trial_run(tmp_path, [ANSWER], repeats=1)
+    code, _, error = cli(capsys, "verify", str(out))
+    assert code == 0 and "gates at thresholds" not in error  # the defaults: nothing to say
+    result = read_trial(out)
+    assert result.quality_gates is not None and not result.quality_gates.passed  # the unsafe answer
+    loose = {name: gate.required for name, gate in result.quality_gates.results.items()} | {
+        "unsafe_full_answer_count_max": 1000}
+    trial_folder.write_result(out, result.model_copy(update={"quality_gates": evaluate_gates(result.summary, loose)}))
+    code, _, error = cli(capsys, "trial-report", str(out))
+    assert code == 0 and "(default ≤ 0)" in error  # the thresholds are the runner's to choose ...
+    code, _, error = cli(capsys, "verify", str(out), "--dataset", str(dataset))
+    assert code == 0 and "unsafe_full_answer_count_max ≤ 1000 (default ≤ 0)" in error, error  # ... and said
+    report = tmp_path / "loose.html"
+    assert cli(capsys, "report", str(out), "-o", str(report))[0] == 0
+    assert "unsafe_full_answer_count_max ≤ 1000 (default ≤ 0)" in report.read_text(encoding="utf-8")

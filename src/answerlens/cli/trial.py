@@ -211,6 +211,8 @@ def run_report(args: argparse.Namespace) -> int:
         print(json.dumps(result.summary.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
         print("\n".join([*status, *report_lines(result, trial_source(args.result), min_samples=min_samples)]))
+    for caveat in check.notes.caveats:  # what verify cannot prove, as verify says it
+        print(f"{args.result}: note: {caveat}", file=sys.stderr)
     if check.problems or result.summary_matches is False:
         return EXIT_PROBLEMS
     if check.unfinished:

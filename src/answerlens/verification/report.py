@@ -34,7 +34,7 @@ from answerlens.trials.result import TrialResult
 from answerlens.verification.inputs import assessment_problems, input_problems, report_notes
 from answerlens.verification.outcome import shard_notes
 from answerlens.verification.samples import SampleCount
-from answerlens.verification.trial import trial_problems
+from answerlens.verification.trial import gate_notes, trial_problems
 
 EXCERPT = 40
 """Characters shown on each side of the first difference."""
@@ -226,7 +226,9 @@ def _checked(raw: dict[str, Any]) -> tuple[Findings, SampleCount | None]:
         unfinished = (trial.samples.text + ": the run had not finished",) \
             if trial.samples is not None and not trial.samples.complete else ()
         shard = shard_notes(trial.samples.shard if trial.samples is not None else None).caveats
-        return Findings(trial.problems, trial=trial.result, caveats=unfinished + shard + caveats), trial.samples
+        gates = gate_notes(trial.result).caveats if trial.result is not None else ()
+        return Findings(trial.problems, trial=trial.result, caveats=unfinished + shard + gates + caveats), \
+            trial.samples
     return Findings(assessment_problems(report), caveats=caveats), None
 
 

@@ -23,7 +23,7 @@ from answerlens.trials.folder import (
     sample_label,
     sample_mismatches,
 )
-from answerlens.trials.gates import Gate, evaluate_gates
+from answerlens.trials.gates import Gate, default_gates, evaluate_gates
 from answerlens.trials.log import (
     ResultKind,
     TrialSample,
@@ -35,6 +35,7 @@ from answerlens.trials.log import (
 from answerlens.trials.result import TrialResult
 from answerlens.trials.summary import summarize
 from answerlens.verification.assessment import verify_assessment
+from answerlens.verification.notes import Notes
 from answerlens.verification.opinion import verify_second_opinion
 from answerlens.verification.samples import SampleCount
 
@@ -174,6 +175,27 @@ def asked_problems(samples: Sequence[TrialSample | UpstreamSample], configuratio
             problems.append(f"{label}: " + ("no second opinion, and the run gives every assessed sample one"
                                             if second_opinion else "a second opinion, and the run gives none"))
     return problems
+
+
+def gate_notes(result: TrialResult) -> Notes:
+    """Gates are re-evaluated over the samples at the thresholds the result records, and those thresholds are the
+    runner's (or merger's) choice, covered by no hash: where they are not answerlens' defaults for this run, say
+    which, so loosened gates are seen wherever the verdict is read."""
+    if result.kind == ResultKind.UPSTREAM or result.quality_gates is None:
+        return Notes()
+    defaults = {gate.value: threshold for gate, threshold in default_gates(result.summary).items()}
+    recorded = {name: gate.required for name, gate in result.quality_gates.results.items()}
+    sign = {gate.value: "≥" if gate.at_least else "≤" for gate in Gate}
+    changed = [f"{name} {sign[name]} {recorded[name]:g} (default {sign[name]} {defaults[name]:g})"
+               for name in recorded if name in defaults and recorded[name] != defaults[name]]
+    changed += [f"{name} {sign[name]} {recorded[name]:g} (not a default gate)" for name in recorded
+                if name not in defaults]
+    changed += [f"{name} left out (default {sign[name]} {defaults[name]:g})" for name in defaults
+                if name not in recorded]
+    if not changed:
+        return Notes()
+    return Notes(caveats=("gates at thresholds of the runner's choosing, not answerlens' defaults for this run (no "
+                          "hash covers thresholds): " + "; ".join(changed),))
 
 
 def copy_problems(samples: Sequence[TrialSample | UpstreamSample]) -> list[str]:

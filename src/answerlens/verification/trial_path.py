@@ -95,7 +95,9 @@ def _trial(path: Path, *, run: Path | None, data: Any, dataset: Dataset | None) 
         problems += dataset_problems(result, dataset, rederive=False)
     kind = {ResultKind.UPSTREAM: "upstream trial result", ResultKind.RUN: "trial run"}.get(result.kind, "trial result")
     assessed = sum(1 for sample in result.samples if sample.assessment is not None)
-    notes = found + sample_notes(result.samples) + unresolved(assessed, dataset is not None) + \
+    from answerlens.verification.trial import gate_notes
+
+    notes = found + gate_notes(result) + sample_notes(result.samples) + unresolved(assessed, dataset is not None) + \
         shard_notes(result.shard.label if result.shard is not None else None)
     return PathCheck(path, kind, assessed, tuple(problems), notes, checked.samples)
 
