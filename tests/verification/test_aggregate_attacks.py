@@ -448,3 +448,16 @@ def test_loosened_gates_are_said_wherever_the_verdict_is_read(tmp_path: Path,
     report = tmp_path / "loose.html"
     assert cli(capsys, "report", str(out), "-o", str(report))[0] == 0
     assert "unsafe_full_answer_count_max ≤ 1000 (default ≤ 0)" in report.read_text(encoding="utf-8")
+
+
+def test_a_trial_folders_unreadable_result_or_manifest_gets_advice_for_that_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = trial_run(tmp_path, [ANSWER], repeats=1)
+    (out / "result.json").write_text((out / "result.json").read_text(encoding="utf-8")[:200], encoding="utf-8")
+    code, _, error = cli(capsys, "verify", str(out))
+    assert code == 2 and "rerunning the same command writes it again" in error, error  # not JSON: 2, as documented
+    assert "delete it to rerun that sample" not in error
+    (out / "result.json").unlink()
+    (out / "run.json").write_text("{", encoding="utf-8")
+    code, _, error = cli(capsys, "verify", str(out))
+    assert code == 2 and "use a fresh --out directory" in error and "rerun that sample" not in error, error

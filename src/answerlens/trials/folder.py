@@ -110,7 +110,11 @@ def read_saved_json(path: Path, max_bytes: int = SAMPLE_MAX_BYTES) -> Any:
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise TrialError(f"{path}: unreadable saved file ({exc}); delete it to rerun that sample") from None
+        what = {MANIFEST: "the run's manifest: use a fresh --out directory (the samples cannot be told from another "
+                          "run's without it)",
+                RESULT: "delete it: rerunning the same command writes it again from the samples"}.get(
+            path.name, "delete it to rerun that sample")
+        raise TrialError(f"{path}: unreadable saved file ({exc}); {what}") from None
 
 
 def read_manifest(path: Path) -> RunManifest:
