@@ -101,7 +101,7 @@ def test_a_trial_on_the_cluster_equals_a_one_machine_run(lab: Lab, capsys: pytes
     code = main(lab.trial("cluster", "--dask", lab.cluster.address))
     err = capsys.readouterr().err
     assert code == one
-    assert "3 worker(s); w1 (127.0.0.1), w2 (127.0.0.1), w3 (127.0.0.1) usable" in err
+    assert "3 worker(s); w1 (127.0.0.1), w2 (127.0.0.1), w3 (127.0.0.1) with answerlens " in err
     single, spread = (json.loads((lab.folder / name / "result.json").read_text()) for name in ("one", "cluster"))
     assert json.dumps(comparable(spread), indent=2) == json.dumps(comparable(single), indent=2)  # key order too
     assert multiset(sample_files(lab.folder / "cluster")) == multiset(sample_files(lab.folder / "one"))

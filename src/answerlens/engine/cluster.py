@@ -143,7 +143,8 @@ class DaskCluster:
                        f"answerlens is not installed or cannot be imported ({version})")
                 self._leave_out(node, f"{why}; install answerlens {__version__} (with its [dask] extra) there")
         self.say(f"Dask cluster {self.address}: {len(workers)} worker(s); "
-                 f"{', '.join(node.label for node in self.nodes) or 'none'} usable")
+                 f"{', '.join(node.label for node in self.nodes) or 'none'} with answerlens {__version__} (each is "
+                 "checked against the model next)")
         self._refuse_if_needed(ClusterError)
 
     def _leave_out(self, node: Node, why: str) -> None:
@@ -173,7 +174,8 @@ class DaskCluster:
                 continue
             warnings += [f"{node.name}: {warning}" for warning in report["warnings"]]
         self._refuse_if_needed(AnswerabilityError, kind="preflight",
-                               remedy="fix those nodes' servers (or leave out --all-nodes) and run it again")
+                               remedy="fix those nodes' servers" + (" (or leave out --all-nodes)" if self.all_nodes
+                                                                    else "") + " and run it again")
         return tuple(warnings)
 
     async def run(self, run: ClusterRun, sink: SampleSink, config: AnswerabilityConfig,
