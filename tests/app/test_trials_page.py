@@ -69,11 +69,12 @@ def run_mode(at: AppTest) -> None:
     assert_clean(at)
 
 
-def set_endpoint(at: AppTest, base_url: str) -> None:
+def set_endpoint(at: AppTest, base_url: str, *, listed: bool = False) -> None:
+    """``listed``: the server lists its models, so the Model field is a picker of them."""
     run_mode(at)
     at.radio(key="trials.provider").set_value("OpenAI-compatible server").run()
     at.text_input(key="trials.base_url.openai").set_value(base_url).run()
-    at.text_input(key="trials.model.openai").set_value("oracle").run()
+    (at.selectbox if listed else at.text_input)(key="trials.model.openai").set_value("oracle").run()
     assert_clean(at)
 
 
@@ -199,19 +200,10 @@ def test_run_the_shipped_dataset_end_to_end(server: OracleServer, tmp_path: Path
     assert not re.findall(r'data-verdict="', html(at))
 
 
-def set_listed_endpoint(at: AppTest, base_url: str) -> None:
-    """A server that lists its models: the Model field is a picker of them."""
-    run_mode(at)
-    at.radio(key="trials.provider").set_value("OpenAI-compatible server").run()
-    at.text_input(key="trials.base_url.openai").set_value(base_url).run()
-    at.selectbox(key="trials.model.openai").set_value("oracle").run()
-    assert_clean(at)
-
-
 def test_left_at_0_the_requests_in_flight_follow_the_server_s_slots(tmp_path: Path) -> None:
     with oracle_server(replies(), slots=1, delay=0.01, models=("oracle",)) as one_slot:
         at = start(PAGE)
-        set_listed_endpoint(at, one_slot.base_url)
+        set_endpoint(at, one_slot.base_url, listed=True)
         assert at.number_input(key="trials.concurrency").value == 0
         run_trial(at, tmp_path / "run", repeats=1, concurrency=None)
         job: TrialJob = at.session_state["trials.job"]
@@ -220,7 +212,7 @@ def test_left_at_0_the_requests_in_flight_follow_the_server_s_slots(tmp_path: Pa
         assert "1 request in flight: the server serves 1 at a time" in html(at)
     with oracle_server(replies(), slots=1, delay=0.01, models=("oracle",)) as busy:
         at = start(PAGE)
-        set_listed_endpoint(at, busy.base_url)
+        set_endpoint(at, busy.base_url, listed=True)
         run_trial(at, tmp_path / "again", repeats=1, concurrency=3)
         assert busy.most_in_flight > 1  # an explicit setting is kept, and the page says what it costs
         assert "3 requests in flight, but the server serves 1 at a time" in html(at)
