@@ -461,3 +461,36 @@ def test_a_trial_folders_unreadable_result_or_manifest_gets_advice_for_that_file
     (out / "run.json").write_text("{", encoding="utf-8")
     code, _, error = cli(capsys, "verify", str(out))
     assert code == 2 and "use a fresh --out directory" in error and "rerun that sample" not in error, error
+
+
+def test_without_the_dataset_samples_asked_with_another_configuration_or_question_are_refused(
+        tmp_path: Path) -> None:
+    """Checks that need no dataset: the run's dataset is moved away, as when a folder is sent elsewhere."""
+    dataset, warm = trial_of(tmp_path, "warm", [ANSWER], repeats=1, temperature=0.5)
+    _, cold = trial_of(tmp_path, "cold", [ABSTAIN], repeats=1)
+    dataset.rename(tmp_path / "away.json")
+    result = read_trial(cold)
+    foreign = tuple(sample.model_copy(update={"manifest_sha256": result.manifest_sha256})
+                    for sample in read_trial(warm).samples)
+    summary = summarize(foreign, drafts=False)
+    assert result.quality_gates is not None
+    gates = evaluate_gates(summary, {name: gate.required for name, gate in result.quality_gates.results.items()})
+    for sample in foreign:
+        trial_folder.write_sample(cold / "samples", sample)
+    trial_folder.write_result(cold, result.model_copy(update={"samples": foreign, "summary": summary,
+                                                              "quality_gates": gates}))
+    problems = verify_path(cold).problems
+    assert any("configuration_sha256 is not the run's configuration's" in problem for problem in problems), problems
+    _, asked = trial_of(tmp_path, "asked", [ABSTAIN], repeats=1)
+    edit_json(asked / "result.json", lambda data: data["questions"][0].update(question="Is it safe to deploy?"))
+    problems = verify_path(asked / "result.json").problems
+    assert any("question is not the one its samples were asked" in problem for problem in problems), problems
+
+
+@pytest.mark.parametrize("repeats", [1_000_000_000, 0])
+def test_an_impossible_repeats_in_a_result_is_refused_at_once(tmp_path: Path, repeats: int,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = trial_run(tmp_path, [ABSTAIN], repeats=1)
+    edit_json(out / "result.json", lambda data: data.update(repeats=repeats))
+    code, printed, _ = cli(capsys, "verify", str(out / "result.json"))
+    assert code == 1 and "no run is written so" in printed, printed

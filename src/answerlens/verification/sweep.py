@@ -39,7 +39,9 @@ def check(recorded: Recorded) -> SweepCheck:
     manifest = recorded.manifest
     problems = [*left_out, *prompt_problems(manifest.prompt_version, manifest.prompt_sha256),
                 *copy_problems(result.samples),
-                *asked_problems(result.samples, manifest.configuration, prompt_version=manifest.prompt_version,
+                *asked_problems(result.samples, manifest.configuration,
+                                configuration_sha256=manifest.configuration_sha256,
+                                prompt_version=manifest.prompt_version,
                                 prompt_sha256=manifest.prompt_sha256, second_opinion=manifest.second_opinion)]
     for sample in result.samples:
         if sample.assessment is None:

@@ -12,11 +12,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from answerlens.assessment import ReplyOrigin
-from answerlens.audit import configuration_sha256, manifest_sha256
+from answerlens.audit import configuration_sha256, manifest_sha256, sha256_text
 from answerlens.config import AnswerabilityConfig
 from answerlens.errors import DatasetError, TrialError, describe_validation
 from answerlens.prompts import PROMPTS
 from answerlens.records import MemoryBundle
+from answerlens.trials import limits
 from answerlens.trials.dataset import Dataset, LoadedCase
 from answerlens.trials.folder import (
     plain_value,
@@ -150,19 +151,28 @@ def verify_samples(samples: Sequence[TrialSample | UpstreamSample], bundles: Map
 
 
 def asked_problems(samples: Sequence[TrialSample | UpstreamSample], configuration: AnswerabilityConfig | None, *,
-                   prompt_version: str | None, prompt_sha256: str | None, second_opinion: bool) -> list[str]:
-    """Every assessment of a run against what its manifest says was asked: the provider and model its
-    configuration names (a sample relabelled to another model is caught even where no provenance hash covers it),
-    the prompt it records, and a second opinion beside every assessed sample exactly when the run gives one (a
-    stripped opinion would drop its flags and a strict verdict; a transplanted one would add them)."""
+                   configuration_sha256: str | None, prompt_version: str | None, prompt_sha256: str | None,
+                   second_opinion: bool) -> list[str]:
+    """Every sample of a run against what its manifest says was asked, with no dataset needed: the configuration
+    (the sample's and its assessment's hash of it; a sample asked at another temperature, policy or model is another
+    run's), the provider and model it names (a sample relabelled to another model is caught even where no
+    provenance hash covers it), the prompt it records, and a second opinion beside every assessed sample exactly
+    when the run gives one (a stripped opinion would drop its flags and a strict verdict; a transplanted one would
+    add them)."""
     if configuration is None:
         return []
     wanted = (configuration.provider, configuration.model)
     problems = []
     for sample in samples:
-        if not isinstance(sample, TrialSample) or sample.assessment is None:
+        if not isinstance(sample, TrialSample):
+            continue
+        if configuration_sha256 is not None and sample.configuration_sha256 != configuration_sha256:
+            problems.append(f"{sample_label(sample)}: configuration_sha256 is not the run's configuration's")
+        if sample.assessment is None:
             continue
         assessment, label = sample.assessment, sample_label(sample)
+        if configuration_sha256 is not None and assessment.configuration_sha256 != configuration_sha256:
+            problems.append(f"{label}: assessment.configuration_sha256 is not the run's configuration's")
         if (assessment.provider, assessment.model) != wanted:
             problems.append(f"{label}: assessment names {assessment.provider} {assessment.model!r}, the run's "
                             f"configuration {wanted[0]} {wanted[1]!r}")
@@ -198,6 +208,16 @@ def gate_notes(result: TrialResult) -> Notes:
                           "hash covers thresholds): " + "; ".join(changed),))
 
 
+def question_problems(result: TrialResult) -> list[str]:
+    """Each question as the result lists it against its assessed samples' ``query_sha256`` (no dataset needed: an
+    edited question text is seen on the page that shows it)."""
+    texts = {record.question_id: sha256_text(record.question.strip()) for record in result.questions}
+    wrong = sorted({sample.case_id for sample in result.samples if isinstance(sample, TrialSample)
+                    and sample.assessment is not None and sample.case_id in texts
+                    and sample.assessment.query_sha256 != texts[sample.case_id]})
+    return [f"questions: {case_id}: question is not the one its samples were asked (query_sha256)" for case_id in wrong]
+
+
 def copy_problems(samples: Sequence[TrialSample | UpstreamSample]) -> list[str]:
     """A sample that is another repeat's copy under its own repeat number: two live calls never agree to the
     microsecond in both their latencies (a replayed reply may: its copy is what a rerun would give, so it is let be).
@@ -231,6 +251,11 @@ def manifest_problems(result: TrialResult) -> tuple[list[str], SampleCount | Non
         return ["manifest: none recorded (written by an answerlens from before manifests), so its samples cannot be "
                 "proved to be this run's, or complete; run the trial again into a fresh folder"], None
     assert result.repeats is not None and result.case_hashes is not None
+    try:  # before anything is planned: a run's bounds, so an edited repeats costs no memory
+        limits.check_counts(repeats=result.repeats, concurrency=None)
+        limits.check_samples(len(result.case_hashes), result.repeats)
+    except TrialError as exc:
+        return [f"repeats: {exc} — no run is written so: it was edited"], None
     problems = identity_problems(manifest, result.manifest_sha256)
     seen: set[tuple[str, int]] = set()
     for position, sample in enumerate(result.samples):
@@ -242,7 +267,10 @@ def manifest_problems(result: TrialResult) -> tuple[list[str], SampleCount | Non
         else:
             seen.add((sample.case_id, sample.repeat))
     problems += copy_problems(result.samples)
-    problems += asked_problems(result.samples, result.configuration, prompt_version=manifest["prompt_version"],
+    problems += question_problems(result)
+    problems += asked_problems(result.samples, result.configuration,
+                               configuration_sha256=manifest["configuration_sha256"],
+                               prompt_version=manifest["prompt_version"],
                                prompt_sha256=manifest["prompt_sha256"], second_opinion=bool(manifest["second_opinion"]))
     planned = [(case, repeat) for case in result.case_hashes for repeat in range(result.repeats)
                if result.shard is None or result.shard.holds(case, repeat)]
