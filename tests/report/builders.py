@@ -22,6 +22,7 @@ from answerlens.report.embedded import OPEN, encode
 from answerlens.samples import Sample, list_samples, load_sample
 from answerlens.second_opinion.models import SecondOpinion
 from answerlens.second_opinion.opinion import second_opinion_for
+from answerlens.trials.folder import sample_filename
 from answerlens.trials.reader import read_trial
 from answerlens.trials.result import TrialResult
 from answerlens.verification.report import assessment_report, trial_report
@@ -138,7 +139,7 @@ def unfinished_run(folder: Path, samples: int = 30) -> Path:
     (run / "samples").mkdir(parents=True)
     (run / "run.json").write_text(json.dumps(golden["run"]), encoding="utf-8")
     for sample_json in golden["result"]["samples"][:samples]:
-        name = f"{sample_json['question_id']}-r{sample_json['repeat']:03d}.json"
+        name = sample_filename(sample_json["question_id"], sample_json["repeat"])  # the name the runner gives it
         (run / "samples" / name).write_text(json.dumps(sample_json), encoding="utf-8")
     return run
 

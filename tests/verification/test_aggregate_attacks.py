@@ -494,3 +494,22 @@ def test_an_impossible_repeats_in_a_result_is_refused_at_once(tmp_path: Path, re
     edit_json(out / "result.json", lambda data: data.update(repeats=repeats))
     code, printed, _ = cli(capsys, "verify", str(out / "result.json"))
     assert code == 1 and "no run is written so" in printed, printed
+
+
+def test_report_refuses_a_run_that_verify_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What only the folder shows (the dataset its run names, a stray file) refuses the report as it fails verify:
+    the page never says "verifies" of a run verify refuses."""
+    _, out = trial_run(tmp_path, [ANSWER], repeats=1)
+    (sample,) = (out / "samples").glob("*.json")
+    edit_json(sample, lambda data: data.update(label="answerable"))
+    edit_json(out / "result.json", lambda data: data["samples"][0].update(label="answerable"))
+    rebuilt = read_trial(out)
+    trial_folder.write_result(out, rebuilt.model_copy(update={"summary": summarize(rebuilt.samples, drafts=False)}))
+    assert cli(capsys, "verify", str(out))[0] == 1
+    page = tmp_path / "page.html"
+    code, printed, _ = cli(capsys, "report", str(out), "-o", str(page))
+    assert code == 1 and "not written" in printed and not page.exists(), printed
+    sweep = sweep_folder_of(tmp_path, [ANSWER], repeats=1)
+    (sweep / "samples" / "kept.json.orig").write_text("{}", encoding="utf-8")
+    code, printed, _ = cli(capsys, "report", str(sweep), "-o", str(page))
+    assert code == 1 and "not a sample file" in printed and not page.exists(), printed

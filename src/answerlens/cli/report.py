@@ -36,15 +36,34 @@ def run(args: argparse.Namespace) -> int:
     if is_sweep(path):
         if args.bundle or args.question or args.answer:
             raise UsageError("--bundle, --question and --answer apply to an assessment, not to a sweep")
-        return _write_checked(_sweep(path), args.output, "sweep report", None)
+        return _refused(path, args.output, "sweep report") or _write_checked(_sweep(path), args.output,
+                                                                               "sweep report", None)
     data = None if path.is_dir() else read_json(path)
     if data is None or holds_trial_log(data):
         if args.bundle or args.question or args.answer:
             raise UsageError("--bundle, --question and --answer apply to an assessment, not to a trial result")
+        refused = _refused(path, args.output, "trial report")
+        if refused:
+            return refused
         html, label, bundle = _trial(path), "trial report", None
     else:
         html, label, bundle = _assessment(path, data, args)
     return _write_checked(html, args.output, label, bundle)
+
+
+def _refused(path: Path, output: Path, label: str) -> int:
+    """A run (folder or result) is reported only when ``verify`` finds no problem in it: its folder and the dataset
+    its run names are checked there, beyond what the page's own data can show (an unfinished run is reported, and
+    says so on the page). ``EXIT_PROBLEMS`` after printing them, else 0."""
+    from answerlens.verification.path import verify_path
+
+    check = verify_path(path)
+    if not check.problems:
+        return 0
+    for problem in check.problems:
+        print(f"{label}: {problem}")
+    print(f"{output}: not written ({len(check.problems)} problem(s): `answerlens verify {path}` finds them)")
+    return EXIT_PROBLEMS
 
 
 def _trial(path: Path) -> str:
