@@ -12,6 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from answerlens.trials.dataset import load_dataset
+from answerlens.trials.folder import write_result
+from answerlens.trials.gates import evaluate_gates
 from answerlens.trials.reader import read_trial
 from answerlens.ui.trials.job import TrialJob
 from tests.app.conftest import assert_clean, html, notices, start
@@ -511,3 +513,18 @@ def test_a_run_on_a_cluster_shows_each_node_s_samples_errors_and_latency(server:
     table = page[page.index('data-nodes="2"'):]
     assert re.search(r"<td>w1</td><td>127\.0\.0\.1</td><td>\d+</td><td data-node-errors=\"0\"", table)
     assert re.search(r"<td>w2</td><td>127\.0\.0\.1</td><td>2</td><td data-node-errors=\"2\"", table)
+
+
+def test_what_verify_cannot_prove_is_shown_beside_the_numbers(tmp_path: Path) -> None:
+    """Gates at thresholds of the runner's choosing (in no hash) are said on the page, as verify says them."""
+    result = read_trial(SAMPLES / "trials" / "example" / "result.json")
+    assert result.quality_gates is not None
+    loose = {name: gate.required for name, gate in result.quality_gates.results.items()} | {
+        "unsafe_full_answer_count_max": 1000}
+    loosened = result.model_copy(update={"quality_gates": evaluate_gates(result.summary, loose)})
+    at = start(PAGE)
+    open_path(at, write_result(tmp_path, loosened))
+    page = html(at)
+    assert "data-verified-caveats" in page and "What this check cannot prove" in page
+    assert "unsafe_full_answer_count_max ≤ 1000 (default ≤ 0)" in page
+    assert 'data-verified="false"' not in page  # the thresholds are the runner's to choose: said, not refused

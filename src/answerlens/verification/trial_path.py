@@ -12,6 +12,7 @@ from answerlens.records import MemoryBundle
 from answerlens.trials.dataset import Dataset
 from answerlens.trials.folder import RESULT_MAX_BYTES
 from answerlens.trials.log import ResultKind, TrialSample
+from answerlens.trials.result import TrialResult
 from answerlens.verification.notes import Notes
 from answerlens.verification.outcome import PathCheck, sample_notes, shard_notes, unresolved
 from answerlens.verification.trial import CheckedTrial
@@ -95,11 +96,18 @@ def _trial(path: Path, *, run: Path | None, data: Any, dataset: Dataset | None) 
         problems += dataset_problems(result, dataset, rederive=False)
     kind = {ResultKind.UPSTREAM: "upstream trial result", ResultKind.RUN: "trial run"}.get(result.kind, "trial result")
     assessed = sum(1 for sample in result.samples if sample.assessment is not None)
+    return PathCheck(path, kind, assessed, tuple(problems), found + result_notes(result, dataset is not None),
+                     checked.samples)
+
+
+def result_notes(result: TrialResult, dataset_given: bool) -> Notes:
+    """What verify says beside a trial result's verdict: gates off answerlens' defaults, the replay marks and
+    provenance caveat of its samples, references taken as recorded (no dataset), and a shard's being one part."""
     from answerlens.verification.trial import gate_notes
 
-    notes = found + gate_notes(result) + sample_notes(result.samples) + unresolved(assessed, dataset is not None) + \
+    assessed = sum(1 for sample in result.samples if sample.assessment is not None)
+    return gate_notes(result) + sample_notes(result.samples) + unresolved(assessed, dataset_given) + \
         shard_notes(result.shard.label if result.shard is not None else None)
-    return PathCheck(path, kind, assessed, tuple(problems), notes, checked.samples)
 
 
 def _recorded_file(run: Path) -> tuple[Dataset | None, Notes]:

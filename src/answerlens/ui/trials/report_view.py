@@ -13,7 +13,7 @@ import streamlit as st
 
 from answerlens.html import trial_rows as trial_results
 from answerlens.html.escape import esc
-from answerlens.html.markup import cell, notice_html, outcome_cell, table_html
+from answerlens.html.markup import caveats_html, cell, notice_html, outcome_cell, table_html
 from answerlens.html.trial_rows import Stat
 from answerlens.local_model import WIRING_MARK, wiring_check
 from answerlens.review.labels import LabelStore
@@ -101,6 +101,8 @@ def _verified(prefix: str, shown: Shown) -> bool:
                                  "saved so far; a run verifies as complete only once every sample is there",
                                  "run the same trial again to resume it")
         st.html(f'<div data-verified="unfinished">{unfinished}</div>')
+    if verified.caveats:
+        st.html(f'<div data-verified-caveats="{len(verified.caveats)}">{caveats_html(verified.caveats)}</div>')
     if not verified.problems:
         return True
     problems = verified.problems

@@ -25,7 +25,7 @@ from answerlens.trials.reader import parse_trial, read_trial
 from answerlens.trials.result import TrialResult
 from answerlens.verification.path import verify_path
 from answerlens.verification.samples import SampleCount
-from answerlens.verification.trial_path import verify_trial_data
+from answerlens.verification.trial_path import result_notes, verify_trial_data
 
 DATASET_SUFFIXES = (".json", ".jsonl")
 RUNS_DIR = "runs"
@@ -114,6 +114,8 @@ class Verified:
 
     problems: tuple[str, ...] = ()
     samples: SampleCount | None = None
+    caveats: tuple[str, ...] = ()
+    """What the check cannot prove, or left unchecked (verify's notes), shown beside the numbers."""
 
 
 def result_path(path_text: str, cwd: Path) -> Path:
@@ -137,7 +139,7 @@ def open_result(path_text: str, cwd: Path) -> TrialResult:
 def verify_result(path: Path) -> Verified:
     """A result file or run folder verified as ``answerlens verify PATH`` verifies it."""
     check = verify_path(path)
-    return Verified(check.problems, check.samples)
+    return Verified(check.problems, check.samples, check.notes.marks + check.notes.caveats)
 
 
 def open_upload(data: bytes, name: str) -> TrialResult:
@@ -148,7 +150,8 @@ def open_upload(data: bytes, name: str) -> TrialResult:
 def verify_upload(data: bytes, name: str) -> Verified:
     """An uploaded result file verified as ``answerlens verify`` verifies the file."""
     checked = verify_trial_data(_parsed(data, name), Path(name).name or "result.json")
-    return Verified(checked.problems, checked.samples)
+    notes = result_notes(checked.result, False) if checked.result is not None else None
+    return Verified(checked.problems, checked.samples, notes.marks + notes.caveats if notes is not None else ())
 
 
 def _parsed(data: bytes, name: str) -> Any:
