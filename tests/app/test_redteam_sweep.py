@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -62,3 +63,17 @@ def test_a_stored_sweep_with_an_edited_verdict_opens_as_not_verified() -> None:
     page = html(at)
     assert "This sweep does not verify" in page and "does not follow from the statuses" in page
     assert 'data-verified="true"' not in page and f'data-sweep="{ident}" data-verified="false"' in page
+
+
+def test_a_sweep_moved_under_another_sweeps_id_is_not_that_sweep() -> None:
+    ident, out = stored_sweep()
+    other, elsewhere = stored_sweep("Which version runs in staging?")
+    shutil.rmtree(out)
+    elsewhere.rename(out)  # the other sweep's folder, now under the first one's id
+    at = AppTest.from_file(start()._script_path, default_timeout=30)
+    at.query_params["sweep"] = ident
+    at.run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    page = html(at)
+    assert f"its run.json is of sweep {other}" in page and f'data-sweep="{ident}" data-verified="false"' in page

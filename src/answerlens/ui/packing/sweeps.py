@@ -127,12 +127,20 @@ def stamp(path: Path) -> tuple[float, int]:
 
 
 def open_sweep(path: Path) -> Opened:
-    """A stored sweep, verified as ``answerlens verify`` verifies it."""
+    """A stored sweep, verified as ``answerlens verify`` verifies it; a stored sweep's folder is also the one its id
+    names (the id is its manifest's hash: a folder moved under another sweep's id is not that sweep)."""
+    from answerlens.verification.folder import stray_files
+
     recorded = read_recorded(path)
     checked = check(recorded)
     contexts = recompute(recorded).contexts
+    problems = [*checked.problems, *stray_files(path)]
+    own = recorded.manifest.manifest_sha256
+    if _ID.fullmatch(path.name) and (own is None or own[:12] != path.name):
+        problems.append(f"this folder is stored as sweep {path.name}, and its {folder.MANIFEST} is of sweep "
+                        f"{(own or 'unrecorded')[:12]}: it is not the sweep the link names")
     return Opened(recorded, checked.result, tuple(context.bundle.exact_context for context in contexts),
-                  checked.problems, checked.samples)
+                  tuple(problems), checked.samples)
 
 
 def cell_runs(opened: Opened, runs: RunStore, title: str) -> tuple[dict[int, str], RunStoreError | None]:
