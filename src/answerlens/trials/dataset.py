@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from answerlens.audit import canonical_json_ascii, sha256_text
 from answerlens.errors import AnswerlensError, BundleError, DatasetError, describe_validation, json_problem
@@ -37,6 +38,17 @@ class TrialCase(BaseModel):
     """Inline bundle, or a path relative to the dataset file."""
     answer: str | None = None
     answer_label: AnswerLabel | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _printable_id(cls, value: str) -> str:
+        """An id is printed in every line about its case (progress, verify, reports): no control or format
+        character (a newline, a bidi override) may forge or reorder what is printed around it."""
+        hidden = next((char for char in value if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")), None)
+        if hidden is not None:
+            raise ValueError(f"id holds U+{ord(hidden):04X} ({unicodedata.name(hidden, 'a control character')}): an "
+                             "id is printed everywhere its case is named, so it takes visible characters only")
+        return value
 
     @model_validator(mode="after")
     def _draft_needs_label(self) -> TrialCase:
