@@ -513,3 +513,18 @@ def test_report_refuses_a_run_that_verify_refuses(tmp_path: Path, capsys: pytest
     (sweep / "samples" / "kept.json.orig").write_text("{}", encoding="utf-8")
     code, printed, _ = cli(capsys, "report", str(sweep), "-o", str(page))
     assert code == 1 and "not a sample file" in printed and not page.exists(), printed
+
+
+def test_the_endpoints_that_answered_are_said_when_they_are_not_the_configured_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Endpoints are recorded per sample (its assessment's base URL), not in the manifest: trial-report names them
+    whenever they are not simply the configuration's."""
+    dataset = write_dataset(tmp_path / "cases.json", [{"id": "u1", "question": "Q u1", "label": "unanswerable",
+                                                       "bundle": bundle_data("compact")}])
+    out = tmp_path / "run"
+    with oracle_server({"Q u1": [ABSTAIN]}) as configured, oracle_server({"Q u1": [ABSTAIN]}) as replica:
+        asyncio.run(run_trial(load_dataset(dataset), config(configured.base_url), repeats=2, out=out,
+                              concurrency=1, early_stop=0, endpoints=[replica.base_url], preflight=False))
+        served = replica.base_url
+    code, _, error = cli(capsys, "trial-report", str(out))
+    assert code == 0 and f"served by: {served} 2" in error, error

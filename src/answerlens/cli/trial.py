@@ -211,6 +211,10 @@ def run_report(args: argparse.Namespace) -> int:
         print(json.dumps(result.summary.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
         print("\n".join([*status, *report_lines(result, trial_source(args.result), min_samples=min_samples)]))
+    from answerlens.trials.report import node_lines, served_lines
+
+    for line in [*served_lines(result), *node_lines(result.samples)]:
+        print(line, file=sys.stderr)
     for caveat in check.notes.caveats:  # what verify cannot prove, as verify says it
         print(f"{args.result}: note: {caveat}", file=sys.stderr)
     if check.problems or result.summary_matches is False:

@@ -65,11 +65,13 @@ def opinion_lines(opinion: SecondOpinionSummary) -> list[str]:
 
 
 def served_lines(result: TrialResult) -> list[str]:
-    """Which endpoint served how many assessed samples, when more than one did."""
+    """Which endpoint served how many assessed samples, when more than one did or the one that did is not the
+    configuration's base URL (replicas: each sample records the endpoint that answered it)."""
     served = Counter(sample.assessment.provider_metadata.base_url for sample in result.samples
                      if isinstance(sample, TrialSample) and sample.assessment is not None
                      and sample.assessment.provider_metadata is not None)
-    if len(served) < 2:
+    configured = result.configuration.effective_base_url if result.configuration is not None else None
+    if len(served) < 2 and set(served) <= {configured}:
         return []
     return ["served by: " + ", ".join(f"{url} {count}" for url, count in sorted(served.items(), key=str))]
 
