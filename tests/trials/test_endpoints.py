@@ -50,7 +50,8 @@ def test_requests_spread_over_live_endpoints_with_the_same_hashes_as_one(tmp_pat
                      "--model", "oracle", "--base-url", "http://model.internal/v1", "--endpoint", first.base_url,
                      "--max-retries", "0"])
     served = [line for line in capsys.readouterr().err.splitlines() if line.startswith("served by: ")]
-    assert len(served) == 1 and first.base_url in served[0] and second.base_url in served[0]  # the pool only
+    assert len(served) == 2 and first.base_url in served[0] and second.base_url in served[0]  # the pool
+    assert served[1] == f"served by: {first.base_url} 24"  # one replica, not the configured base URL: said too
     import json
 
     pool = json.loads((tmp_path / "pool" / "result.json").read_text())
