@@ -27,6 +27,16 @@ def stored_sweep(question: str = QUESTION, name: str = "b.json") -> tuple[str, P
     return planned.id, planned.out
 
 
+def opened_by_link(ident: str) -> str:
+    """The Packing page opened by a stored sweep's link, as its HTML."""
+    at = AppTest.from_file(start()._script_path, default_timeout=30)
+    at.query_params["sweep"] = ident
+    at.run()
+    at.switch_page(PAGE).run()
+    assert_clean(at)
+    return html(at)
+
+
 def test_a_damaged_stored_sweep_opened_by_its_link_is_a_notice() -> None:
     ident, out = stored_sweep()
     [sample] = (out / "samples").glob("*.json")
@@ -55,12 +65,7 @@ def test_a_stored_sweep_with_an_edited_verdict_opens_as_not_verified() -> None:
     data = json.loads(sample.read_text())
     data["assessment"]["verdict"], data["assessment"]["recommended_action"] = "insufficient", "abstain"
     sample.write_text(json.dumps(data, indent=2))
-    at = AppTest.from_file(start()._script_path, default_timeout=30)
-    at.query_params["sweep"] = ident
-    at.run()
-    at.switch_page(PAGE).run()
-    assert_clean(at)
-    page = html(at)
+    page = opened_by_link(ident)
     assert "This sweep does not verify" in page and "does not follow from the statuses" in page
     assert 'data-verified="true"' not in page and f'data-sweep="{ident}" data-verified="false"' in page
 
@@ -70,10 +75,5 @@ def test_a_sweep_moved_under_another_sweeps_id_is_not_that_sweep() -> None:
     other, elsewhere = stored_sweep("Which version runs in staging?")
     shutil.rmtree(out)
     elsewhere.rename(out)  # the other sweep's folder, now under the first one's id
-    at = AppTest.from_file(start()._script_path, default_timeout=30)
-    at.query_params["sweep"] = ident
-    at.run()
-    at.switch_page(PAGE).run()
-    assert_clean(at)
-    page = html(at)
+    page = opened_by_link(ident)
     assert f"its run.json is of sweep {other}" in page and f'data-sweep="{ident}" data-verified="false"' in page
