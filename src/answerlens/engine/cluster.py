@@ -39,8 +39,6 @@ CONNECT_TIMEOUT_S = 10
 SHARD_RETRIES = 2
 """Retries of a shard whose task raised (a worker that dies is Dask's ``allowed-failures``)."""
 WATCH_S = 5.0
-CANCEL_CHECK_S = 0.5
-"""How often the driver, waiting for the next sample, looks whether its run was asked to stop (``unless_cancelled``)."""
 """How often the driver checks that a checked worker is still connected while shards run."""
 
 
@@ -240,25 +238,6 @@ async def _settled(future: Future) -> None:
         pass
 
 
-async def unless_cancelled(awaitable: Any) -> Any:
-    """``awaitable``'s result, unless this task is asked to stop meanwhile. Ctrl-C cancels the run's task; a
-    cancellation that arrives just as a library call completes can be lost inside it (Python 3.11's ``wait_for``
-    returns the result instead), and the driver would then wait on for samples while the user waits for it to stop.
-    So the request is also read from the task itself (``Task.cancelling``) while waiting."""
-    waiting = asyncio.ensure_future(awaitable)
-    task = asyncio.current_task()
-    try:
-        while True:
-            done, _ = await asyncio.wait({waiting}, timeout=CANCEL_CHECK_S)
-            if done:
-                return waiting.result()
-            if task is not None and task.cancelling():
-                raise asyncio.CancelledError
-    except BaseException:
-        waiting.cancel()
-        raise
-
-
 def plan_shards(todo: Sequence[tuple[LoadedCase, int]], count: int) -> list[cluster_task.ShardWork]:
     """The samples left, split by the stable shard hash (``trials.shard``) into at most ``count`` non-empty shards."""
     keys: dict[int, list[tuple[str, int]]] = defaultdict(list)
@@ -286,7 +265,7 @@ class _Receiver:
     async def receive(self, queue: Queue, stop: Any) -> bool:
         """Until the end mark; True when it says every checked worker was lost."""
         while True:
-            batch = [await unless_cancelled(queue.get()), *await queue.get(batch=True)]
+            batch = [await queue.get(), *await queue.get(batch=True)]
             samples = [self._sample(message["sample"]) for message in batch if "sample" in message]
             # A shard retried while its first attempt's last samples were in flight may send one twice: keep one.
             fresh = {(sample.case_id, sample.repeat): sample for sample in samples
