@@ -171,8 +171,11 @@ def test_node_local_endpoints_reach_each_node_s_own_server(lab: Lab, capsys: pyt
 def test_ctrl_c_cancels_the_shards_and_the_folder_resumes(lab: Lab, tmp_path: Path) -> None:
     with oracle_server(REPLIES, models=("oracle",), hold_after=4) as server:
         args = lab.trial("interrupted", "--dask", lab.cluster.address, base_url=server.base_url)
+        # Ctrl-C as at a terminal: a test run started from a shell's background job (CI scripts) inherits SIGINT
+        # ignored, and a child keeps an ignored SIGINT ignored.
         driver = subprocess.Popen([sys.executable, "-m", "answerlens.cli", *args], cwd=REPO,
-                                  stderr=subprocess.PIPE, text=True)
+                                  stderr=subprocess.PIPE, text=True,
+                                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         assert server.wait_held(2, timeout=120)
         driver.send_signal(signal.SIGINT)
         _, err = driver.communicate(timeout=120)
